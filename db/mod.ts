@@ -1,0 +1,81 @@
+/** Database connection: PostgreSQL through DATABASE_URL, or an embedded PGlite under DATA_DIR. */
+import postgres from "postgres";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+/** The `postgres` driver handle every query function takes first. */
+export type Sql = postgres.Sql;
+/** A handle that is either the pool or a transaction inside `sql.begin`. */
+export type Tx = postgres.Sql | postgres.TransactionSql;
+
+/** An open database: the driver handle, which mode it runs in, and how to close it. */
+export interface Database {
+  sql: Sql;
+  mode: "postgres" | "embedded";
+  close(): Promise<void>;
+}
+
+/** Options for connect(). */
+export interface ConnectOptions {
+  databaseUrl?: string;
+  /** Folder holding the embedded database (`<dataDir>/pglite`); used when databaseUrl is unset. */
+  dataDir?: string;
+  /** Pool size against PostgreSQL (default 10). The embedded database always uses one connection. */
+  max?: number;
+  /** Called once per query sent to the server (used to count round trips). */
+  onQuery?: () => void;
+}
+
+const driverOptions = {
+  onnotice: () => {},
+  // snake_case columns come back as camelCase properties; undefined values are sent as null.
+  transform: { column: { from: postgres.toCamel, to: postgres.fromCamel }, undefined: null },
+  // int8 (ids, counts) as JS numbers: ids stay far below 2^53.
+  types: {
+    int8: {
+      to: 20,
+      from: [20],
+      serialize: (value: number) => String(value),
+      parse: (value: string) => Number(value),
+    },
+  },
+  connection: { application_name: "portal-launcher" },
+};
+
+/** Opens the database named by the options: PostgreSQL when databaseUrl is set, else PGlite. */
+export async function connect(options: ConnectOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const sql = postgres(options.databaseUrl, {
+      ...driverOptions,
+      max: options.max ?? 10,
+      debug: options.onQuery ? () => options.onQuery?.() : undefined,
+    });
+    await sql`select 1`;
+    return { sql, mode: "postgres", close: () => sql.end({ timeout: 5 }) };
+  }
+  const dataDir = options.dataDir ?? "./.data";
+  await Deno.mkdir(dataDir, { recursive: true });
+  const db = await PGlite.create(`${dataDir}/pglite`);
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 });
+  await server.start();
+  const port = Number(server.getServerConn().split(":").pop());
+  const sql = postgres({
+    ...driverOptions,
+    host: "127.0.0.1",
+    port,
+    user: "postgres",
+    database: "postgres",
+    max: 1,
+    debug: options.onQuery ? () => options.onQuery?.() : undefined,
+  });
+  await sql`select 1`;
+  return {
+    sql,
+    mode: "embedded",
+    async close() {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+      await db.close();
+    },
+  };
+}

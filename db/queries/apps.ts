@@ -1,0 +1,89 @@
+/** SQL for authentication configurations (apps). */
+import type { Tx } from "../mod.ts";
+
+/** A stored authentication configuration; secrets are sealed. */
+export interface AppRow {
+  id: number;
+  appName: string;
+  name: string;
+  authType: "signed_request" | "oauth2_signed_request";
+  apiKeySealed: string | null;
+  consumerKey: string | null;
+  consumerSecretSealed: string | null;
+  implementor: "default" | "crm_standard" | "crm_v6_5";
+  frameAncestors: string[];
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The writable columns of an app. */
+export type AppValues = Omit<AppRow, "id" | "createdAt" | "updatedAt">;
+
+/** Inserts an app; returns null when the App Name is taken (case-insensitively). */
+export async function insertApp(tx: Tx, values: AppValues): Promise<AppRow | null> {
+  const [row] = await tx<AppRow[]>`
+    insert into apps (
+      app_name, name, auth_type, api_key_sealed, consumer_key, consumer_secret_sealed,
+      implementor, frame_ancestors, enabled
+    ) values (
+      ${values.appName}, ${values.name}, ${values.authType}, ${values.apiKeySealed},
+      ${values.consumerKey}, ${values.consumerSecretSealed}, ${values.implementor},
+      ${values.frameAncestors}, ${values.enabled}
+    )
+    on conflict do nothing
+    returning *
+  `;
+  return row ?? null;
+}
+
+/** Finds an app by App Name (case-insensitive). */
+export async function findAppByName(tx: Tx, appName: string): Promise<AppRow | null> {
+  const [row] = await tx<AppRow[]>`select * from apps where lower(app_name) = lower(${appName})`;
+  return row ?? null;
+}
+
+/** Lists every app by App Name. */
+export async function listApps(tx: Tx): Promise<AppRow[]> {
+  return await tx<AppRow[]>`select * from apps order by lower(app_name)`;
+}
+
+/** Replaces an app's writable columns; null when it does not exist, "conflict" on a taken name. */
+export async function updateApp(
+  tx: Tx,
+  id: number,
+  values: AppValues,
+): Promise<AppRow | null | "conflict"> {
+  try {
+    const [row] = await tx<AppRow[]>`
+      update apps set
+        app_name = ${values.appName},
+        name = ${values.name},
+        auth_type = ${values.authType},
+        api_key_sealed = ${values.apiKeySealed},
+        consumer_key = ${values.consumerKey},
+        consumer_secret_sealed = ${values.consumerSecretSealed},
+        implementor = ${values.implementor},
+        frame_ancestors = ${values.frameAncestors},
+        enabled = ${values.enabled},
+        updated_at = now()
+      where id = ${id}
+      returning *
+    `;
+    return row ?? null;
+  } catch (err) {
+    if (isUniqueViolation(err)) return "conflict";
+    throw err;
+  }
+}
+
+/** Deletes an app (its API client and tokens go with it); false when it did not exist. */
+export async function deleteApp(tx: Tx, id: number): Promise<boolean> {
+  const rows = await tx`delete from apps where id = ${id} returning id`;
+  return rows.length > 0;
+}
+
+/** True for PostgreSQL's unique_violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && "code" in err && err.code === "23505";
+}

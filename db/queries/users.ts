@@ -1,0 +1,41 @@
+/** SQL for users (agents and administrators). */
+import type { Tx } from "../mod.ts";
+
+/** A stored user. */
+export interface UserRow {
+  id: number;
+  role: "agent" | "admin";
+  externalId: string | null;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+  locale: string | null;
+  passwordHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Creates an administrator, or makes the user with that e-mail one and sets the password. */
+export async function upsertAdmin(
+  tx: Tx,
+  values: { email: string; passwordHash: string; firstName: string; lastName: string },
+): Promise<UserRow> {
+  const [row] = await tx<UserRow[]>`
+    insert into users (role, email, first_name, last_name, password_hash)
+    values ('admin', ${values.email}, ${values.firstName}, ${values.lastName},
+      ${values.passwordHash})
+    on conflict (lower(email)) do update set
+      role = 'admin',
+      password_hash = excluded.password_hash,
+      updated_at = now()
+    returning *
+  `;
+  return row;
+}
+
+/** Finds a user by e-mail (case-insensitive). */
+export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | null> {
+  const [row] = await tx<UserRow[]>`select * from users where lower(email) = lower(${email})`;
+  return row ?? null;
+}

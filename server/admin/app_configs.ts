@@ -1,0 +1,289 @@
+/** Authentication configurations (spec §2.1) and their API clients: the rules, in one place. */
+import type { z } from "@hono/zod-openapi";
+import type { Tx } from "../../db/mod.ts";
+import {
+  type AppRow,
+  type AppValues,
+  deleteApp,
+  findAppByName,
+  insertApp,
+  listApps,
+  updateApp,
+} from "../../db/queries/apps.ts";
+import {
+  type ApiClientRow,
+  findClientOfApp,
+  insertAppClient,
+  replaceClientSecret,
+  updateClientScopes,
+} from "../../db/queries/api_clients.ts";
+import { listCustomFields } from "../../db/queries/settings.ts";
+import { hashSecret } from "../crypto/hashing.ts";
+import { generateToken } from "../crypto/random_token.ts";
+import type { Deps } from "../deps.ts";
+import { AppError, type FieldError } from "../errors.ts";
+import { launchTemplate, launchUrl } from "../launch/template.ts";
+import { DEFAULT_APP_SCOPES } from "../oauth/scopes.ts";
+import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
+
+/** Validated create input. */
+export type CreateAppInput = z.infer<typeof CreateAppSchema>;
+/** Validated update input. */
+export type UpdateAppInput = z.infer<typeof UpdateAppSchema>;
+
+/** An app as administrators see it, secrets decrypted. */
+export interface AppDetails {
+  appName: string;
+  name: string;
+  authType: AppRow["authType"];
+  implementor: AppRow["implementor"];
+  frameAncestors: string[];
+  enabled: boolean;
+  apiKey: string | null;
+  consumerKey: string | null;
+  consumerSecret: string | null;
+  clientId: string;
+  clientScopes: string[];
+  launchUrl: string;
+  template: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function notFound(appName: string): AppError {
+  return new AppError(404, "app_not_found", `Unknown application: ${appName}`);
+}
+
+function nameTaken(appName: string): AppError {
+  return new AppError(409, "app_exists", `App Name ${appName} is already used`, [
+    { path: "appName", message: "already used by another configuration" },
+  ]);
+}
+
+/**
+ * Checks the per-type fields of a merged configuration: signed_request carries an API key and
+ * no consumer credentials; oauth2_signed_request carries both consumer fields and no API key.
+ */
+function typeErrors(
+  authType: AppRow["authType"],
+  given: { apiKey?: unknown; consumerKey?: unknown; consumerSecret?: unknown },
+  merged: { consumerKey: string | null; consumerSecret: string | null },
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (authType === "signed_request") {
+    for (const field of ["consumerKey", "consumerSecret"] as const) {
+      if (given[field] !== undefined) {
+        errors.push({ path: field, message: "applies only to authType oauth2_signed_request" });
+      }
+    }
+  } else {
+    if (given.apiKey !== undefined) {
+      errors.push({
+        path: "apiKey",
+        message: "applies only to authType signed_request (oauth2 apps sign with consumerSecret)",
+      });
+    }
+    for (const field of ["consumerKey", "consumerSecret"] as const) {
+      if (!merged[field]) {
+        errors.push({ path: field, message: "required for authType oauth2_signed_request" });
+      }
+    }
+  }
+  return errors;
+}
+
+async function details(
+  deps: Deps,
+  tx: Tx,
+  origin: string,
+  app: AppRow,
+  client: ApiClientRow,
+): Promise<AppDetails> {
+  const fields = await listCustomFields(tx);
+  return {
+    appName: app.appName,
+    name: app.name,
+    authType: app.authType,
+    implementor: app.implementor,
+    frameAncestors: app.frameAncestors,
+    enabled: app.enabled,
+    apiKey: app.apiKeySealed ? await deps.secrets.decrypt(app.apiKeySealed) : null,
+    consumerKey: app.consumerKey,
+    consumerSecret: app.consumerSecretSealed
+      ? await deps.secrets.decrypt(app.consumerSecretSealed)
+      : null,
+    clientId: client.clientId,
+    clientScopes: client.scopes,
+    launchUrl: launchUrl(origin, deps.config.portalPrefix, app.appName),
+    template: launchTemplate(fields.map((f) => f.name)),
+    createdAt: app.createdAt.toISOString(),
+    updatedAt: app.updatedAt.toISOString(),
+  };
+}
+
+async function loadApp(tx: Tx, appName: string): Promise<{ app: AppRow; client: ApiClientRow }> {
+  const app = await findAppByName(tx, appName);
+  if (!app) throw notFound(appName);
+  const client = await findClientOfApp(tx, app.id);
+  if (!client) throw new Error(`app ${app.id} has no API client`);
+  return { app, client };
+}
+
+/** Creates a configuration and its API client; the API key is generated when omitted. */
+export async function createAppConfig(
+  deps: Deps,
+  origin: string,
+  input: CreateAppInput,
+): Promise<AppDetails & { clientSecret: string }> {
+  const errors = typeErrors(input.authType, input, {
+    consumerKey: input.consumerKey ?? null,
+    consumerSecret: input.consumerSecret ?? null,
+  });
+  if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
+  const apiKey = input.authType === "signed_request" ? input.apiKey ?? generateToken(32) : null;
+  const clientSecret = generateToken(40);
+  return await deps.sql.begin(async (tx) => {
+    const app = await insertApp(tx, {
+      appName: input.appName,
+      name: input.name,
+      authType: input.authType,
+      apiKeySealed: apiKey ? await deps.secrets.encrypt(apiKey) : null,
+      consumerKey: input.consumerKey ?? null,
+      consumerSecretSealed: input.consumerSecret
+        ? await deps.secrets.encrypt(input.consumerSecret)
+        : null,
+      implementor: input.implementor ?? "default",
+      frameAncestors: input.frameAncestors ?? [],
+      enabled: input.enabled ?? true,
+    });
+    if (!app) throw nameTaken(input.appName);
+    const client = await insertAppClient(tx, {
+      clientId: `cid_${generateToken(24)}`,
+      secretHash: await hashSecret(clientSecret),
+      appId: app.id,
+      scopes: input.clientScopes ?? DEFAULT_APP_SCOPES,
+    });
+    return { ...(await details(deps, tx, origin, app, client)), clientSecret };
+  });
+}
+
+/** Reads one configuration. */
+export async function getAppConfig(
+  deps: Deps,
+  origin: string,
+  appName: string,
+): Promise<AppDetails> {
+  const { app, client } = await loadApp(deps.sql, appName);
+  return await details(deps, deps.sql, origin, app, client);
+}
+
+/** Lists every configuration. */
+export async function listAppConfigs(deps: Deps, origin: string): Promise<AppDetails[]> {
+  const apps = await listApps(deps.sql);
+  const out: AppDetails[] = [];
+  for (const app of apps) {
+    const client = await findClientOfApp(deps.sql, app.id);
+    if (client) out.push(await details(deps, deps.sql, origin, app, client));
+  }
+  return out;
+}
+
+/** Updates a configuration; switching authType clears the secrets of the other type. */
+export async function updateAppConfig(
+  deps: Deps,
+  origin: string,
+  appName: string,
+  patch: UpdateAppInput,
+): Promise<AppDetails> {
+  const result = await deps.sql.begin(async (tx) => {
+    const { app, client } = await loadApp(tx, appName);
+    const authType = patch.authType ?? app.authType;
+    const switched = authType !== app.authType;
+    const consumerKey = authType === "signed_request"
+      ? null
+      : patch.consumerKey ?? (switched ? null : app.consumerKey);
+    const consumerSecretSealed = authType === "signed_request"
+      ? null
+      : patch.consumerSecret
+      ? await deps.secrets.encrypt(patch.consumerSecret)
+      : switched
+      ? null
+      : app.consumerSecretSealed;
+    const errors = typeErrors(authType, patch, {
+      consumerKey,
+      consumerSecret: consumerSecretSealed,
+    });
+    if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
+    let apiKeySealed = authType === "signed_request" ? app.apiKeySealed : null;
+    if (authType === "signed_request" && patch.apiKey) {
+      apiKeySealed = await deps.secrets.encrypt(patch.apiKey);
+    }
+    if (authType === "signed_request" && !apiKeySealed) {
+      apiKeySealed = await deps.secrets.encrypt(generateToken(32));
+    }
+    const values: AppValues = {
+      appName: patch.appName ?? app.appName,
+      name: patch.name ?? app.name,
+      authType,
+      apiKeySealed,
+      consumerKey,
+      consumerSecretSealed,
+      implementor: patch.implementor ?? app.implementor,
+      frameAncestors: patch.frameAncestors ?? app.frameAncestors,
+      enabled: patch.enabled ?? app.enabled,
+    };
+    const updated = await updateApp(tx, app.id, values);
+    if (updated === "conflict") throw nameTaken(values.appName);
+    if (!updated) throw notFound(appName);
+    if (patch.clientScopes) {
+      await updateClientScopes(tx, client.id, patch.clientScopes);
+      client.scopes = patch.clientScopes;
+    }
+    return { client, app: await details(deps, tx, origin, updated, client) };
+  });
+  if (patch.clientScopes) deps.auth.forgetClient(result.client.id);
+  return result.app;
+}
+
+/** Deletes a configuration with its API client and tokens. */
+export async function deleteAppConfig(deps: Deps, appName: string): Promise<void> {
+  const clientDbId = await deps.sql.begin(async (tx) => {
+    const { app, client } = await loadApp(tx, appName);
+    await deleteApp(tx, app.id);
+    return client.id;
+  });
+  deps.auth.forgetClient(clientDbId);
+}
+
+/** Replaces a signed_request app's API key with a new generated one and returns it. */
+export async function rotateApiKey(deps: Deps, appName: string): Promise<string> {
+  return await deps.sql.begin(async (tx) => {
+    const { app } = await loadApp(tx, appName);
+    if (app.authType !== "signed_request") {
+      throw new AppError(
+        409,
+        "wrong_auth_type",
+        `${app.appName} signs with its consumer secret (oauth2_signed_request); it has no API key`,
+      );
+    }
+    const apiKey = generateToken(32);
+    await updateApp(tx, app.id, { ...app, apiKeySealed: await deps.secrets.encrypt(apiKey) });
+    return apiKey;
+  });
+}
+
+/** Replaces an app's client secret (revoking its live tokens) and returns the new one. */
+export async function rotateClientSecret(
+  deps: Deps,
+  appName: string,
+): Promise<{ clientId: string; clientSecret: string }> {
+  const clientSecret = generateToken(40);
+  const client = await deps.sql.begin(async (tx) => {
+    const { client } = await loadApp(tx, appName);
+    await replaceClientSecret(tx, client.id, await hashSecret(clientSecret));
+    return client;
+  });
+  // After the commit, so no request re-caches a token between the flush and the revocation.
+  deps.auth.forgetClient(client.id);
+  return { clientId: client.clientId, clientSecret };
+}

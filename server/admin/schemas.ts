@@ -1,0 +1,174 @@
+/** Zod schemas of the admin API: they validate requests and generate the OpenAPI document. */
+import { z } from "@hono/zod-openapi";
+import "../validation.ts";
+import { SCOPES } from "../oauth/scopes.ts";
+
+/** Authentication types (spec §2.1). */
+export const AUTH_TYPES = ["signed_request", "oauth2_signed_request"] as const;
+
+/** Implementor classes (spec §2.1) and their labels. */
+export const IMPLEMENTORS = {
+  default: "Default (any application other than the two CRMs below)",
+  crm_standard: "CRM connector (OAuth 2.0)",
+  crm_v6_5: "CRM connector, version 6.5",
+} as const;
+
+const implementorIds = Object.keys(IMPLEMENTORS) as [keyof typeof IMPLEMENTORS];
+
+/** App Name: the last segment of the launch URL. */
+export const AppNameSchema = z.string().regex(
+  /^[A-Za-z0-9._-]{1,64}$/,
+  "expected 1-64 characters of letters, digits, '-', '_' and '.'",
+).openapi({ example: "crm" });
+
+/** A shared secret typed by an administrator (API key, consumer secret). */
+const SecretText = z.string().regex(
+  /^[\x21-\x7e]{16,256}$/,
+  "expected 16-256 printable ASCII characters without spaces (or omit it to generate one)",
+);
+
+/** An origin allowed to embed the portal in a frame; `*.` allows subdomains. */
+export const FrameAncestorSchema = z.string().regex(
+  /^https?:\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/,
+  "expected an origin such as https://crm.example.com or https://*.example.com (no path)",
+);
+
+const appFields = {
+  appName: AppNameSchema,
+  name: z.string().trim().min(1, "required").max(200, "at most 200 characters")
+    .openapi({ example: "Acme CRM" }),
+  authType: z.enum(AUTH_TYPES, { message: `expected one of ${AUTH_TYPES.join(", ")}` }),
+  apiKey: SecretText.openapi({ description: "Generated (32 characters) when omitted" }),
+  consumerKey: z.string().trim().min(1, "required").max(256, "at most 256 characters"),
+  consumerSecret: SecretText,
+  implementor: z.enum(implementorIds, { message: `expected one of ${implementorIds.join(", ")}` }),
+  frameAncestors: z.array(FrameAncestorSchema).max(50, "at most 50 origins"),
+  enabled: z.boolean(),
+  clientScopes: z.array(z.enum(SCOPES)).min(1, "at least one scope").openapi({
+    description: "Scopes the app's API client may request (default sessions:read sessions:write)",
+  }),
+};
+
+/** POST /admin/apps body. */
+export const CreateAppSchema = z.strictObject({
+  appName: appFields.appName,
+  name: appFields.name,
+  authType: appFields.authType,
+  apiKey: appFields.apiKey.optional(),
+  consumerKey: appFields.consumerKey.optional(),
+  consumerSecret: appFields.consumerSecret.optional(),
+  implementor: appFields.implementor.optional(),
+  frameAncestors: appFields.frameAncestors.optional(),
+  enabled: appFields.enabled.optional(),
+  clientScopes: appFields.clientScopes.optional(),
+}).openapi("CreateApp");
+
+/** PATCH /admin/apps/:appName body. */
+export const UpdateAppSchema = CreateAppSchema.partial().openapi("UpdateApp");
+
+/** An app as the admin API shows it. */
+export const AppSchema = z.object({
+  appName: z.string(),
+  name: z.string(),
+  authType: z.enum(AUTH_TYPES),
+  implementor: z.enum(implementorIds),
+  frameAncestors: z.array(z.string()),
+  enabled: z.boolean(),
+  apiKey: z.string().nullable(),
+  consumerKey: z.string().nullable(),
+  consumerSecret: z.string().nullable(),
+  clientId: z.string(),
+  clientScopes: z.array(z.string()),
+  launchUrl: z.string(),
+  template: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("App");
+
+/** An app with its client secret, shown once. */
+export const AppWithSecretSchema = AppSchema.extend({ clientSecret: z.string() }).openapi(
+  "AppWithClientSecret",
+);
+
+/** PUT /admin/field-settings body and response. */
+export const FieldSettingsSchema = z.strictObject({
+  session: z.strictObject({ externalSessionId: z.boolean() }),
+  consumer: z.strictObject({ externalCustomerId: z.boolean() }),
+}).openapi("FieldSettings");
+
+/** Custom field names: what launches send in customFields. */
+export const CustomFieldNameSchema = z.string().regex(
+  /^[A-Za-z][A-Za-z0-9_]{0,63}$/,
+  "expected a letter then up to 63 letters, digits or '_'",
+);
+
+/** POST /admin/custom-fields body. */
+export const CreateCustomFieldSchema = z.strictObject({
+  name: CustomFieldNameSchema.openapi({ example: "priority" }),
+  label: z.string().trim().min(1, "required").max(200, "at most 200 characters").optional(),
+}).openapi("CreateCustomField");
+
+/** A UUID in 8-4-4-4-12 hexadecimal form (normalized to lower case). */
+export const UuidSchema = z.string().regex(
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+  "expected a UUID in 8-4-4-4-12 hexadecimal form",
+).transform((v) => v.toLowerCase());
+
+/** POST /admin/path-categories body. */
+export const CreateCategorySchema = z.strictObject({
+  uid: UuidSchema.optional(),
+  name: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+}).openapi("CreateCategory");
+
+/** PATCH /admin/path-categories/:uid body. */
+export const UpdateCategorySchema = z.strictObject({
+  name: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+}).openapi("UpdateCategory");
+
+const StepSchema = z.strictObject({
+  title: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+  body: z.string().max(10_000, "at most 10000 characters").default(""),
+});
+
+const TagSchema = z.string().trim().min(1, "required").max(64, "at most 64 characters")
+  .transform((v) => v.toLowerCase());
+
+/** A language code: two or three lowercase letters (ISO 639). */
+export const LanguageSchema = z.string().regex(/^[a-z]{2,3}$/, "expected a language code like fr");
+
+const pathFields = {
+  uid: UuidSchema,
+  title: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+  categoryUid: UuidSchema,
+  tags: z.array(TagSchema).max(50, "at most 50 tags"),
+  published: z.boolean(),
+  steps: z.array(StepSchema).max(100, "at most 100 steps"),
+  translations: z.record(
+    LanguageSchema,
+    z.strictObject({
+      title: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+      steps: z.array(StepSchema).max(100, "at most 100 steps").optional(),
+    }),
+  ),
+};
+
+/** POST /admin/paths body. */
+export const CreatePathSchema = z.strictObject({
+  uid: pathFields.uid.optional(),
+  title: pathFields.title,
+  categoryUid: pathFields.categoryUid,
+  tags: pathFields.tags.default([]),
+  published: pathFields.published.default(false),
+  steps: pathFields.steps.default([]),
+  translations: pathFields.translations.default({}),
+}).openapi("CreatePath");
+
+/** PATCH /admin/paths/:uid body. */
+export const UpdatePathSchema = z.strictObject({
+  title: pathFields.title.optional(),
+  categoryUid: pathFields.categoryUid.optional(),
+  tags: pathFields.tags.optional(),
+  published: pathFields.published.optional(),
+  steps: pathFields.steps.optional(),
+  translations: pathFields.translations.optional(),
+}).openapi("UpdatePath");

@@ -1,0 +1,49 @@
+/** Builds the Hono application from its dependencies. */
+import { Hono } from "hono";
+import type { Deps } from "./deps.ts";
+import type { AppEnv } from "./env.ts";
+import { handleError } from "./errors.ts";
+import { log } from "./log.ts";
+import { adminApiRoutes } from "./admin/api_routes.ts";
+import { oauthMetadata, oauthRoutes } from "./oauth/routes.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The whole service as one Hono app (routes, middleware, error handling). */
+export function buildApp(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("X-Request-Id");
+    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.header("X-Request-Id", requestId);
+    log.info("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      requestId,
+    });
+  });
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", async (c) => {
+    try {
+      await deps.sql`select 1`;
+      return c.json({ status: "ok", database: "reachable" });
+    } catch {
+      return c.json({ status: "unavailable", database: "unreachable" }, 503);
+    }
+  });
+
+  app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));
+  app.route("/api/v1/oauth2", oauthRoutes(deps));
+  app.route("/api/v1/admin", adminApiRoutes(deps));
+
+  app.notFound((c) => c.json({ message: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError(handleError);
+  return app;
+}

@@ -1,0 +1,155 @@
+/** Service configuration: read from environment variables, validated once at startup. */
+import { z } from "zod";
+import "./validation.ts";
+
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+
+/** The validated configuration every module receives. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute origin (scheme, host, port; no trailing slash) used in redirects, templates and CORS. */
+  publicUrl: string;
+  /** Path prefix of the portal application, e.g. `/portal`. */
+  portalPrefix: string;
+  /** `undefined` means the embedded PGlite database under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Encrypts stored API keys and consumer secrets; `undefined` means "generate into dataDir". */
+  secretKey: string | undefined;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  bootstrapClientId: string | undefined;
+  bootstrapClientSecret: string | undefined;
+  tokenTtlSeconds: number;
+  tokenCacheSeconds: number;
+  trustProxy: boolean;
+  logLevel: typeof LOG_LEVELS[number];
+}
+
+/** Raised when the environment holds an invalid value; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
+
+const boolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+  if (v === undefined || v === "") return false;
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
+  return z.NEVER;
+});
+
+function intText(defaultValue: number, min: number, max: number) {
+  return z.string().trim().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return defaultValue;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      ctx.addIssue({ code: "custom", message: `expected a whole number from ${min} to ${max}` });
+      return z.NEVER;
+    }
+    return Number(v);
+  });
+}
+
+const envSchema = z.object({
+  PORT: intText(8000, 0, 65535),
+  HOST: z.string().trim().optional().transform((v) => v || "127.0.0.1"),
+  PUBLIC_URL: optionalText.pipe(
+    z.string().optional().refine((v) => v === undefined || isOrigin(v), {
+      message: "expected an absolute http(s) origin such as https://portal.example.com " +
+        "(scheme, host and optional port; no path, query or fragment)",
+    }),
+  ),
+  PORTAL_PREFIX: z.string().trim().optional().transform((v) => v || "/portal").refine(
+    (v) => /^(\/[A-Za-z0-9._~-]+)+$/.test(v),
+    { message: "expected a path such as /portal (leading slash, no trailing slash)" },
+  ),
+  DATABASE_URL: optionalText.pipe(
+    z.string().optional().refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      { message: "expected a postgres:// or postgresql:// connection URL" },
+    ),
+  ),
+  DATA_DIR: z.string().trim().optional().transform((v) => v || "./.data"),
+  SECRET_KEY: optionalText.pipe(
+    z.string().min(32, "expected at least 32 characters (e.g. `openssl rand -base64 32`)")
+      .optional(),
+  ),
+  ADMIN_EMAIL: optionalText.pipe(
+    z.email("expected an e-mail address such as admin@example.com").optional(),
+  ),
+  ADMIN_PASSWORD: optionalText.pipe(
+    z.string().min(12, "expected at least 12 characters").optional(),
+  ),
+  BOOTSTRAP_CLIENT_ID: optionalText.pipe(
+    z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/, "expected 1-128 of A-Z a-z 0-9 . _ ~ -")
+      .optional(),
+  ),
+  BOOTSTRAP_CLIENT_SECRET: optionalText.pipe(
+    z.string().min(32, "expected at least 32 characters (it is hashed with a fast hash)")
+      .optional(),
+  ),
+  TOKEN_TTL_SECONDS: intText(3600, 60, 86400),
+  TOKEN_CACHE_SECONDS: intText(30, 0, 300),
+  TRUST_PROXY: boolText,
+  LOG_LEVEL: z.string().trim().toLowerCase().optional().transform((v) => v || "info").pipe(
+    z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }),
+  ),
+});
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") &&
+      url.origin === value.replace(/\/$/, "");
+  } catch {
+    return false;
+  }
+}
+
+/** Parses the environment into a Config, or throws ConfigError naming every invalid variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.DATABASE_URL && !e.SECRET_KEY) {
+    problems.push(
+      "SECRET_KEY: required when DATABASE_URL is set (at least 32 characters; it encrypts " +
+        "stored API keys, so keep it stable and secret)",
+    );
+  }
+  if (Boolean(e.ADMIN_EMAIL) !== Boolean(e.ADMIN_PASSWORD)) {
+    problems.push("ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
+  }
+  if (Boolean(e.BOOTSTRAP_CLIENT_ID) !== Boolean(e.BOOTSTRAP_CLIENT_SECRET)) {
+    problems.push("BOOTSTRAP_CLIENT_ID/BOOTSTRAP_CLIENT_SECRET: set both or neither");
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    portalPrefix: e.PORTAL_PREFIX,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    secretKey: e.SECRET_KEY,
+    adminEmail: e.ADMIN_EMAIL,
+    adminPassword: e.ADMIN_PASSWORD,
+    bootstrapClientId: e.BOOTSTRAP_CLIENT_ID,
+    bootstrapClientSecret: e.BOOTSTRAP_CLIENT_SECRET,
+    tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+    tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,13 @@
+/** What the routes and domain modules are built from. */
+import type { Sql } from "../db/mod.ts";
+import type { Config } from "./config.ts";
+import type { SecretBox } from "./crypto/secret_box.ts";
+import type { AuthService } from "./oauth/auth_service.ts";
+
+/** The service's dependencies, created once at startup (or per test). */
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  secrets: SecretBox;
+  auth: AuthService;
+}

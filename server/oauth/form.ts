@@ -1,0 +1,24 @@
+/** Reads an application/x-www-form-urlencoded OAuth request body (RFC 6749 §3.2). */
+import type { Context } from "hono";
+import { OAuthError } from "../errors.ts";
+
+/** Parses the form; rejects a wrong content type and repeated parameters with invalid_request. */
+export async function readOAuthForm(c: Context): Promise<Record<string, string>> {
+  const type = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new OAuthError(
+      400,
+      "invalid_request",
+      "The body must be application/x-www-form-urlencoded",
+    );
+  }
+  const params = new URLSearchParams(await c.req.text());
+  const out: Record<string, string> = {};
+  for (const [name, value] of params) {
+    if (name in out) {
+      throw new OAuthError(400, "invalid_request", `Parameter ${name} is repeated`);
+    }
+    out[name] = value;
+  }
+  return out;
+}

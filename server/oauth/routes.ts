@@ -1,0 +1,98 @@
+/** OAuth 2.0 endpoints: token (client_credentials), revocation, server metadata. */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { OAuthError } from "../errors.ts";
+import { publicOrigin } from "../public_origin.ts";
+import { authenticateClient, readClientCredentials } from "./client_auth.ts";
+import { readOAuthForm } from "./form.ts";
+import { isScope, SCOPES } from "./scopes.ts";
+
+/** Largest accepted OAuth request body. */
+export const OAUTH_BODY_LIMIT = 16 * 1024;
+
+const limit = bodyLimit({
+  maxSize: OAUTH_BODY_LIMIT,
+  onError: () => {
+    throw new OAuthError(413, "invalid_request", "Request body too large (limit 16 KiB)");
+  },
+});
+
+/** Routes under /api/v1/oauth2. */
+export function oauthRoutes(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post("/token", limit, async (c) => {
+    const form = await readOAuthForm(c);
+    const creds = readClientCredentials(c.req.header("Authorization"), form);
+    if (!form.grant_type) {
+      throw new OAuthError(400, "invalid_request", "grant_type is required (client_credentials)");
+    }
+    if (form.grant_type !== "client_credentials") {
+      throw new OAuthError(
+        400,
+        "unsupported_grant_type",
+        `grant_type ${form.grant_type} is not supported; use client_credentials`,
+      );
+    }
+    const client = await authenticateClient(deps.sql, creds);
+    let scopes = client.scopes;
+    if (form.scope !== undefined) {
+      const asked = form.scope.split(" ").filter(Boolean);
+      const bad = asked.filter((s) => !isScope(s) || !client.scopes.includes(s));
+      if (asked.length === 0 || bad.length) {
+        throw new OAuthError(
+          400,
+          "invalid_scope",
+          asked.length === 0
+            ? "scope is empty; omit it to get every scope the client may use"
+            : `Scope not allowed for this client: ${bad.join(" ")} (allowed: ${
+              client.scopes.join(" ")
+            })`,
+        );
+      }
+      scopes = [...new Set(asked)];
+    }
+    const issued = await deps.auth.issue(client.id, scopes);
+    c.header("Cache-Control", "no-store");
+    c.header("Pragma", "no-cache");
+    return c.json({
+      access_token: issued.accessToken,
+      token_type: "Bearer",
+      expires_in: issued.expiresIn,
+      scope: issued.scopes.join(" "),
+    });
+  });
+
+  app.post("/revoke", limit, async (c) => {
+    const form = await readOAuthForm(c);
+    const creds = readClientCredentials(c.req.header("Authorization"), form);
+    const client = await authenticateClient(deps.sql, creds);
+    if (!form.token) throw new OAuthError(400, "invalid_request", "token is required");
+    await deps.auth.revoke(form.token, client.id);
+    c.header("Cache-Control", "no-store");
+    return c.body(null, 200);
+  });
+
+  return app;
+}
+
+/** RFC 8414 authorization server metadata. */
+export function oauthMetadata(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/", (c) => {
+    const origin = publicOrigin(deps.config, c);
+    return c.json({
+      issuer: origin,
+      token_endpoint: `${origin}/api/v1/oauth2/token`,
+      revocation_endpoint: `${origin}/api/v1/oauth2/revoke`,
+      grant_types_supported: ["client_credentials"],
+      response_types_supported: [],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      scopes_supported: [...SCOPES],
+    });
+  });
+  return app;
+}

@@ -1,0 +1,10 @@
+/** Zod-wide message settings: a missing field says "required" rather than a type mismatch. */
+import { z } from "zod";
+
+z.config({
+  customError: (issue) => {
+    if (issue.code === "invalid_type" && issue.input === undefined) return "required";
+    if (issue.code === "invalid_type") return `expected ${issue.expected}`;
+    return undefined;
+  },
+});
