@@ -7,7 +7,7 @@ const LIMIT = 248;
 /** Returns `length` characters of [A-Za-z0-9] drawn uniformly (rejection sampling, no modulo bias). */
 export function generateToken(length = 32): string {
   let out = "";
-  const buffer = new Uint8Array(Math.max(16, length * 2));
+  const buffer = new Uint8Array(Math.min(4096, Math.max(16, length * 2)));
   while (out.length < length) {
     crypto.getRandomValues(buffer);
     for (const byte of buffer) {

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { decodeBase64, encodeBase64 } from "../../../server/crypto/base64.ts";
+import {
+  hashPassword,
+  hashSecret,
+  verifyPassword,
+  verifySecret,
+} from "../../../server/crypto/hashing.ts";
+import { createSecretBox } from "../../../server/crypto/secret_box.ts";
+
+const text = (bytes: Uint8Array | null) => bytes && new TextDecoder().decode(bytes);
+
+Deno.test("base64 encodes UTF-8 text and decodes both alphabets, padded or not", () => {
+  assert.equal(encodeBase64("Zoë"), "Wm/Dqw==");
+  assert.equal(text(decodeBase64("Wm/Dqw==")), "Zoë");
+  assert.equal(text(decodeBase64("Wm/Dqw")), "Zoë");
+  assert.equal(text(decodeBase64("Wm_Dqw")), "Zoë");
+  assert.equal(text(decodeBase64("Wm_Dqw==")), "Zoë");
+});
+
+Deno.test("base64 rejects whitespace, mixed alphabets and bad padding", () => {
+  assert.equal(decodeBase64("Wm Dqw=="), null);
+  assert.equal(decodeBase64("Wm/D_w=="), null);
+  assert.equal(decodeBase64("Wm/Dqw="), null);
+  assert.equal(decodeBase64("W"), null);
+  assert.equal(decodeBase64("Wm/Dqw===="), null);
+});
+
+Deno.test("hashSecret verifies the right secret only and salts each hash", async () => {
+  const a = await hashSecret("s3cret-value");
+  const b = await hashSecret("s3cret-value");
+  assert.notEqual(a, b);
+  assert.ok(await verifySecret("s3cret-value", a));
+  assert.ok(!(await verifySecret("s3cret-valuE", a)));
+  assert.ok(!(await verifySecret("s3cret-value", "garbage")));
+});
+
+Deno.test("hashPassword uses PBKDF2 and verifies only the right password", async () => {
+  const stored = await hashPassword("correct horse", 1000);
+  assert.match(stored, /^pbkdf2-sha256\$1000\$/);
+  assert.ok(await verifyPassword("correct horse", stored));
+  assert.ok(!(await verifyPassword("correct horsE", stored)));
+});
+
+Deno.test("secret box round-trips and refuses another key", async () => {
+  const box = await createSecretBox("k".repeat(32));
+  const sealed = await box.encrypt("api-key-Zoë");
+  assert.match(sealed, /^v1:/);
+  assert.ok(!sealed.includes("api-key"));
+  assert.notEqual(await box.encrypt("api-key-Zoë"), sealed);
+  assert.equal(await box.decrypt(sealed), "api-key-Zoë");
+  const other = await createSecretBox("j".repeat(32));
+  await assert.rejects(other.decrypt(sealed), /SECRET_KEY differs/);
+});

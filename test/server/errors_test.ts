@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { AppError, handleError } from "../../server/errors.ts";
+import { setLogLevel } from "../../server/log.ts";
+
+function appThrowing(err: Error): Hono {
+  const app = new Hono();
+  app.get("/", () => {
+    throw err;
+  });
+  app.onError(handleError);
+  return app;
+}
+
+Deno.test("handleError hides unexpected errors behind a 500 with no details", async () => {
+  setLogLevel("silent");
+  const res = await appThrowing(new Error('relation "secret_table" does not exist')).request("/");
+  assert.equal(res.status, 500);
+  const text = await res.text();
+  assert.doesNotMatch(text, /secret_table|at |stack/);
+  assert.equal(JSON.parse(text).message, "Internal server error");
+  setLogLevel("info");
+});
+
+Deno.test("handleError renders AppError with its status, field errors and headers", async () => {
+  const res = await appThrowing(
+    new AppError(409, "x", "Taken", [{ path: "a", message: "b" }], { "X-Extra": "1" }),
+  ).request("/");
+  assert.equal(res.status, 409);
+  assert.equal(res.headers.get("X-Extra"), "1");
+  assert.deepEqual(await res.json(), { message: "Taken", errors: [{ path: "a", message: "b" }] });
+});

@@ -1,0 +1,122 @@
+/** The real entry point as a process: first start, restart, bad config, graceful stop. */
+import assert from "node:assert/strict";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+const MAIN = new URL("../../server/main.ts", import.meta.url).pathname;
+// The permissions `deno task start` grants, read from deno.json so the test runs what users run.
+const TASK = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
+  .tasks.start as string;
+const FLAGS = TASK.split(" ").filter((word) => word.startsWith("--allow-"));
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+interface Running {
+  process: Deno.ChildProcess;
+  output: () => string;
+  port: number;
+}
+
+async function start(env: Record<string, string>): Promise<Running> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FLAGS, MAIN],
+    env: { HOME: Deno.env.get("HOME") ?? "/tmp", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += decoder.decode(chunk);
+  };
+  pump(process.stdout);
+  pump(process.stderr);
+  const deadline = Date.now() + 60_000;
+  while (!text.includes("listening on")) {
+    if (Date.now() > deadline) throw new Error(`no start within 60 s:\n${text}`);
+    const status = await Promise.race([
+      process.status,
+      new Promise<null>((r) => setTimeout(() => r(null), 50)),
+    ]);
+    if (status) throw new Error(`exited with ${status.code}:\n${text}`);
+  }
+  return { process, output: () => text, port };
+}
+
+async function stop(running: Running): Promise<number> {
+  running.process.kill("SIGTERM");
+  return (await running.process.status).code;
+}
+
+Deno.test({
+  name: "deno task start: first start prints demo credentials that work; restart keeps data",
+  ...opts,
+  async fn() {
+    const dataDir = await Deno.makeTempDir({ prefix: "pl-main-" });
+    try {
+      const first = await start({ DATA_DIR: dataDir });
+      const base = `http://127.0.0.1:${first.port}`;
+      const out = first.output();
+      assert.match(out, /embedded PGlite/);
+      assert.match(out, /These secrets are printed only once/);
+      const clientId = out.match(/client_id=(\S+)/)![1];
+      const clientSecret = out.match(/client_secret=(\S+)/)![1];
+      assert.match(out, /admin login: +admin@example\.com \/ \S{16}/);
+      assert.match(out, /demo app: +demo +API key: [A-Za-z0-9]{32}/);
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.ok(health.headers.get("X-Request-Id"));
+      await health.body?.cancel();
+      const ready = await fetch(`${base}/readyz`, { headers: { "X-Request-Id": "abc-123" } });
+      assert.equal(ready.headers.get("X-Request-Id"), "abc-123");
+      assert.deepEqual(await ready.json(), { status: "ok", database: "reachable" });
+      const tokenRequest = () =>
+        fetch(`${base}/api/v1/oauth2/token`, {
+          method: "POST",
+          headers: { Authorization: "Basic " + btoa(`${clientId}:${clientSecret}`) },
+          body: new URLSearchParams({ grant_type: "client_credentials" }),
+        });
+      const token = await tokenRequest();
+      assert.equal(token.status, 200);
+      await token.body?.cancel();
+      assert.equal(await stop(first), 0);
+      assert.match(await Deno.readTextFile(`${dataDir}/secret_key`), /^\S{32,}\n$/);
+
+      const second = await start({ DATA_DIR: dataDir });
+      assert.doesNotMatch(second.output(), /demo data created/);
+      const again = await fetch(`http://127.0.0.1:${second.port}/api/v1/oauth2/token`, {
+        method: "POST",
+        headers: { Authorization: "Basic " + btoa(`${clientId}:${clientSecret}`) },
+        body: new URLSearchParams({ grant_type: "client_credentials" }),
+      });
+      assert.equal(again.status, 200, "the client made on the first start still works");
+      await again.body?.cancel();
+      assert.equal(await stop(second), 0);
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "deno task start: an invalid variable stops startup naming it",
+  ...opts,
+  async fn() {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...FLAGS, MAIN],
+      env: { HOME: Deno.env.get("HOME") ?? "/tmp", PORT: "http", TOKEN_TTL_SECONDS: "0" },
+      clearEnv: true,
+    }).output();
+    assert.equal(out.code, 1);
+    const text = new TextDecoder().decode(out.stderr);
+    assert.match(text, /Invalid configuration/);
+    assert.match(text, /PORT: expected a whole number/);
+    assert.match(text, /TOKEN_TTL_SECONDS: expected a whole number from 60/);
+  },
+});
