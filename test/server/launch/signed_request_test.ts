@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import {
+  signatureMatches,
+  signPayload,
+  verifySignedRequest,
+} from "../../../server/launch/signed_request.ts";
+import { AppError } from "../../../server/errors.ts";
+
+interface Vector {
+  name: string;
+  apiKey: string;
+  payloadJson: string;
+  encodedPayload: string;
+  signature: string;
+  signedRequest: string;
+}
+const vectors: Vector[] = JSON.parse(
+  await Deno.readTextFile(
+    new URL("../../../../shared/vectors/signed_request.json", import.meta.url),
+  ),
+).cases;
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error("expected an AppError");
+}
+
+Deno.test("signed_request vectors: signing reproduces each case byte for byte", async () => {
+  assert.ok(vectors.length >= 4);
+  for (const v of vectors) {
+    assert.equal(await signPayload(v.payloadJson, v.apiKey), v.signedRequest, v.name);
+  }
+});
+
+Deno.test("signed_request vectors: each case verifies and decodes to its JSON", async () => {
+  for (const v of vectors) {
+    const verified = await verifySignedRequest(v.signedRequest, [v.apiKey]);
+    assert.equal(verified.payloadText, v.payloadJson, v.name);
+    assert.equal(verified.encodedPayload, v.encodedPayload);
+    assert.deepEqual(verified.payload, JSON.parse(v.payloadJson));
+  }
+});
+
+Deno.test("signed_request vectors: a wrong key is 401 Invalid signature", async () => {
+  for (const v of vectors) {
+    const err = await failure(verifySignedRequest(v.signedRequest, [v.apiKey + "x"]));
+    assert.equal(err.status, 401);
+    assert.equal(err.message, "Invalid signature");
+  }
+});
+
+Deno.test("signed_request accepts a URL-safe or unpadded signature", async () => {
+  const v = vectors.find((c) => c.name === "plus-and-slash")!;
+  const urlSafe = v.signature.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  const verified = await verifySignedRequest(`${urlSafe}.${v.encodedPayload}`, [v.apiKey]);
+  assert.equal(verified.payloadText, v.payloadJson);
+});
+
+Deno.test("signed_request with '+' turned into spaces is refused with a hint", async () => {
+  const v = vectors.find((c) => c.name === "plus-and-slash")!;
+  assert.ok(v.signedRequest.includes("+"));
+  const err = await failure(verifySignedRequest(v.signedRequest.replaceAll("+", " "), [v.apiKey]));
+  assert.equal(err.status, 401);
+  assert.match(err.message, /^Invalid signature: .*'\+'.*%2B/);
+});
+
+Deno.test("signed_request: the HMAC covers the payload text exactly as received", async () => {
+  const v = vectors[0];
+  // Same JSON, re-encoded URL-safe without padding: a different text, so a different MAC.
+  const reencoded = v.encodedPayload.replace(/=+$/, "");
+  assert.ok(!(await signatureMatches(`${v.signature}.${reencoded}`, v.apiKey)));
+  const tampered = v.encodedPayload.slice(0, -4) + "fQ==";
+  assert.equal(
+    (await failure(verifySignedRequest(`${v.signature}.${tampered}`, [v.apiKey]))).status,
+    401,
+  );
+});
+
+Deno.test("signed_request: missing or malformed values are 400", async () => {
+  for (const raw of [undefined, ""]) {
+    const err = await failure(verifySignedRequest(raw, ["k"]));
+    assert.equal(err.status, 400);
+    assert.match(err.message, /signed_request is required/);
+  }
+  for (const raw of ["nodot", ".payload", "sig."]) {
+    const err = await failure(verifySignedRequest(raw, ["k"]));
+    assert.equal(err.status, 400);
+    assert.match(err.message, /<signature>\.<encoded_payload>/);
+  }
+});
+
+Deno.test("signed_request: a signed payload that is not JSON, or not UTF-8, is 400", async () => {
+  const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
+  const err = await failure(verifySignedRequest(await signPayload("not json", key), [key]));
+  assert.equal(err.status, 400);
+  assert.match(err.message, /Base64 of UTF-8 JSON/);
+  const latin1 = new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x7d]).toBase64();
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(key),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    ),
+    new TextEncoder().encode(latin1),
+  );
+  const raw = `${new Uint8Array(mac).toBase64()}.${latin1}`;
+  assert.equal((await failure(verifySignedRequest(raw, [key]))).status, 400);
+  const array = await failure(verifySignedRequest(await signPayload("[1]", key), [key]));
+  assert.match(array.message, /JSON object/);
+});
+
+Deno.test("signed_request: algorithm must be exactly HMACSHA256", async () => {
+  const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
+  for (
+    const [algorithm, shown] of [["HMACSHA1", "HMACSHA1"], ["hmacsha256", "hmacsha256"], [
+      undefined,
+      "undefined",
+    ]]
+  ) {
+    const raw = await signPayload(JSON.stringify({ algorithm, context: {} }), key);
+    const err = await failure(verifySignedRequest(raw, [key]));
+    assert.equal(err.status, 400);
+    assert.equal(err.message, `Unsupported algorithm: ${shown}`);
+  }
+});
+
+Deno.test("signed_request: any of several keys verifies (key rotation)", async () => {
+  const v = vectors[0];
+  const verified = await verifySignedRequest(v.signedRequest, ["old-key-0000000000", v.apiKey]);
+  assert.equal(verified.payloadText, v.payloadJson);
+});
