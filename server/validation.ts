@@ -8,3 +8,8 @@ z.config({
     return undefined;
   },
 });
+
+/** A zod error option: "required" when the field is missing, else `text`. */
+export function msg(text: string): { error: (issue: { input?: unknown }) => string } {
+  return { error: (issue) => (issue.input === undefined ? "required" : text) };
+}

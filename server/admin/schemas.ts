@@ -1,6 +1,6 @@
 /** Zod schemas of the admin API: they validate requests and generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
-import "../validation.ts";
+import { msg } from "../validation.ts";
 import { SCOPES } from "../oauth/scopes.ts";
 
 /** Authentication types (spec §2.1). */
@@ -37,11 +37,11 @@ const appFields = {
   appName: AppNameSchema,
   name: z.string().trim().min(1, "required").max(200, "at most 200 characters")
     .openapi({ example: "Acme CRM" }),
-  authType: z.enum(AUTH_TYPES, { message: `expected one of ${AUTH_TYPES.join(", ")}` }),
+  authType: z.enum(AUTH_TYPES, msg(`expected one of ${AUTH_TYPES.join(", ")}`)),
   apiKey: SecretText.openapi({ description: "Generated (32 characters) when omitted" }),
   consumerKey: z.string().trim().min(1, "required").max(256, "at most 256 characters"),
   consumerSecret: SecretText,
-  implementor: z.enum(implementorIds, { message: `expected one of ${implementorIds.join(", ")}` }),
+  implementor: z.enum(implementorIds, msg(`expected one of ${implementorIds.join(", ")}`)),
   frameAncestors: z.array(FrameAncestorSchema).max(50, "at most 50 origins"),
   enabled: z.boolean(),
   clientScopes: z.array(z.enum(SCOPES)).min(1, "at least one scope").openapi({
