@@ -6,6 +6,8 @@ import { handleError } from "./errors.ts";
 import { log } from "./log.ts";
 import { adminApiRoutes } from "./admin/api_routes.ts";
 import { oauthMetadata, oauthRoutes } from "./oauth/routes.ts";
+import { launchRoutes } from "./launch/routes.ts";
+import { portalRoutes } from "./portal/routes.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -42,6 +44,8 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));
   app.route("/api/v1/oauth2", oauthRoutes(deps));
   app.route("/api/v1/admin", adminApiRoutes(deps));
+  app.route(deps.config.portalPrefix, launchRoutes(deps));
+  app.route(deps.config.portalPrefix, portalRoutes(deps));
 
   app.notFound((c) => c.json({ message: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError(handleError);

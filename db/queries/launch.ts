@@ -1,0 +1,348 @@
+/** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
+import type { Tx } from "../mod.ts";
+
+/** Everything the flow must know before writing, read in one round trip. */
+export interface LaunchLookups {
+  externalSessionId: boolean;
+  externalCustomerId: boolean;
+  knownCustomFields: string[];
+  session: { id: number; status: "open" | "closed"; customerId: number } | null;
+  liveCategories: string[];
+  livePaths: string[];
+  liveTags: string[];
+}
+
+/** Reads settings, custom fields, the session (locked FOR UPDATE) and the catalog entries named. */
+export async function launchLookups(
+  tx: Tx,
+  q: {
+    sessionId: number | null;
+    customFields: string[];
+    categoryUids: string[];
+    pathUids: string[];
+    tags: string[];
+  },
+): Promise<LaunchLookups> {
+  const [row] = await tx`
+    with s as (
+      select id, status, customer_id from sessions where id = ${q.sessionId} for update
+    )
+    select
+      f.external_session_id,
+      f.external_customer_id,
+      array(
+        select name from custom_field_definitions where name = any(${q.customFields}::text[])
+      ) as known_custom_fields,
+      (select row_to_json(s) from s) as session,
+      array(
+        select uid::text from path_categories
+        where uid = any(${q.categoryUids}::uuid[]) and deleted_at is null
+      ) as live_categories,
+      array(
+        select uid::text from paths
+        where uid = any(${q.pathUids}::uuid[]) and deleted_at is null and published
+      ) as live_paths,
+      array(
+        select distinct t from paths, unnest(tags) t
+        where tags && ${q.tags}::text[] and t = any(${q.tags}::text[])
+          and deleted_at is null and published
+      ) as live_tags
+    from field_settings f where f.id
+  `;
+  const s = row.session as { id: number; status: "open" | "closed"; customer_id: number } | null;
+  return {
+    externalSessionId: row.externalSessionId,
+    externalCustomerId: row.externalCustomerId,
+    knownCustomFields: row.knownCustomFields,
+    session: s ? { id: Number(s.id), status: s.status, customerId: Number(s.customer_id) } : null,
+    liveCategories: row.liveCategories,
+    livePaths: row.livePaths,
+    liveTags: row.liveTags,
+  };
+}
+
+/** Agent profile fields a launch writes. */
+export interface AgentValues {
+  externalId: string | null;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+  locale: string | null;
+  passwordHash: string;
+}
+
+/**
+ * Finds the agent by external id, else by e-mail, and updates the profile; or creates one.
+ * Returns null when a concurrent launch inserted the same agent first (the caller retries).
+ */
+export async function upsertAgent(
+  tx: Tx,
+  v: AgentValues,
+): Promise<{ id: number; created: boolean } | null> {
+  const [row] = await tx<{ id: number; created: boolean }[]>`
+    with found as (
+      select id from users
+      where external_id = ${v.externalId} or lower(email) = lower(${v.email})
+      order by (external_id = ${v.externalId}) is true desc
+      limit 1
+    ),
+    updated as (
+      update users u set
+        external_id = coalesce(${v.externalId}, u.external_id),
+        email = ${v.email},
+        first_name = ${v.firstName},
+        last_name = ${v.lastName},
+        phone = coalesce(${v.phone}, u.phone),
+        locale = coalesce(${v.locale}, u.locale),
+        updated_at = now()
+      from found where u.id = found.id
+      returning u.id, false as created
+    ),
+    inserted as (
+      insert into users (role, external_id, email, first_name, last_name, phone, locale,
+        password_hash)
+      select 'agent', ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone},
+        ${v.locale}, ${v.passwordHash}
+      where not exists (select 1 from found)
+      on conflict do nothing
+      returning id, true as created
+    )
+    select * from updated union all select * from inserted
+  `;
+  return row ?? null;
+}
+
+/** Customer fields a launch writes. */
+export interface CustomerValues {
+  externalId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone1: string;
+  phone2: string | null;
+  otherPhone: string | null;
+}
+
+/**
+ * Resolves the customer: the session's own customer when its e-mail or external id matches, else
+ * by e-mail, else by external id; updates it, or creates one. Null means a concurrent insert won.
+ */
+export async function upsertCustomer(
+  tx: Tx,
+  v: CustomerValues,
+  sessionCustomerId: number | null,
+): Promise<{ id: number; created: boolean } | null> {
+  const [row] = await tx<{ id: number; created: boolean }[]>`
+    with found as (
+      select id from (
+        select id, 1 as rank from customers
+        where id = ${sessionCustomerId}
+          and (lower(email) = lower(${v.email}) or external_id = ${v.externalId})
+        union all
+        select id, 2 from customers where lower(email) = lower(${v.email})
+        union all
+        select id, 3 from customers where external_id = ${v.externalId}
+      ) c order by rank limit 1
+    ),
+    updated as (
+      update customers c set
+        external_id = ${v.externalId},
+        email = ${v.email},
+        first_name = ${v.firstName},
+        last_name = ${v.lastName},
+        phone1 = ${v.phone1},
+        phone2 = coalesce(${v.phone2}, c.phone2),
+        other_phone = coalesce(${v.otherPhone}, c.other_phone),
+        updated_at = now()
+      from found where c.id = found.id
+      returning c.id, false as created
+    ),
+    inserted as (
+      insert into customers (external_id, email, first_name, last_name, phone1, phone2,
+        other_phone)
+      select ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone1},
+        ${v.phone2}, ${v.otherPhone}
+      where not exists (select 1 from found)
+      on conflict do nothing
+      returning id, true as created
+    )
+    select * from updated union all select * from inserted
+  `;
+  return row ?? null;
+}
+
+/** Creates a session assigned to the agent. */
+export async function insertSession(
+  tx: Tx,
+  v: {
+    customerId: number;
+    assigneeId: number;
+    externalReference: string;
+    referenceId: string | null;
+    appId: number;
+    target: string;
+  },
+): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
+      target)
+    values (${v.customerId}, ${v.assigneeId}, ${v.externalReference}, ${v.referenceId},
+      ${v.appId}, ${v.target})
+    returning id
+  `;
+  return row.id;
+}
+
+/**
+ * Updates an existing session: customer, references, and the assignee only when `assignTo` is set
+ * and the session is open (a closed session keeps its status and assignment).
+ */
+export async function updateSession(
+  tx: Tx,
+  v: {
+    id: number;
+    customerId: number;
+    externalReference: string;
+    referenceId: string | null;
+    assignTo: number | null;
+  },
+): Promise<void> {
+  await tx`
+    update sessions set
+      customer_id = ${v.customerId},
+      external_reference = ${v.externalReference},
+      reference_id = coalesce(${v.referenceId}, reference_id),
+      assignee_id = case
+        when ${v.assignTo}::bigint is not null and status = 'open' then ${v.assignTo}::bigint
+        else assignee_id end,
+      updated_at = now()
+    where id = ${v.id}
+  `;
+}
+
+/** Everything written last, in one statement: fields, devices, teams, launch record, login. */
+export async function finishLaunch(
+  tx: Tx,
+  v: {
+    sessionId: number;
+    agentId: number;
+    customFields: Record<string, unknown>;
+    devices: { kind: string; properties: Record<string, unknown> }[];
+    teams: { teamId: string; teamName: string }[];
+    launch: {
+      appId: number;
+      appName: string;
+      clientAddress: string | null;
+      userAgent: string | null;
+      payload: unknown;
+      view: unknown;
+    };
+    login: { tokenHash: string; expiresAt: Date };
+  },
+): Promise<number> {
+  const json = (value: unknown) => tx.json(JSON.parse(JSON.stringify(value)));
+  const [row] = await tx<{ launchId: number }[]>`
+    with cf as (
+      insert into session_custom_fields (session_id, name, value)
+      select ${v.sessionId}, key, value from jsonb_each(${json(v.customFields)}::jsonb)
+      on conflict (session_id, name) do update set value = excluded.value, updated_at = now()
+      returning 1
+    ),
+    dev as (
+      insert into devices (session_id, kind, serial, properties)
+      select ${v.sessionId}, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
+      from jsonb_array_elements(${json(v.devices)}::jsonb) d
+      on conflict (session_id, kind, serial)
+        do update set properties = excluded.properties, updated_at = now()
+      returning 1
+    ),
+    team_rows as (
+      insert into teams (team_id, name)
+      select t ->> 'teamId', t ->> 'teamName' from jsonb_array_elements(${json(v.teams)}::jsonb) t
+      on conflict (team_id) do update set name = excluded.name, updated_at = now()
+      returning id
+    ),
+    membership as (
+      insert into team_members (team_id, user_id)
+      select id, ${v.agentId} from team_rows
+      on conflict do nothing
+      returning 1
+    ),
+    login as (
+      insert into portal_logins (token_hash, user_id, expires_at)
+      values (${v.login.tokenHash}, ${v.agentId}, ${v.login.expiresAt})
+      returning 1
+    ),
+    launch as (
+      insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
+        user_agent, payload, view)
+      values (${v.launch.appId}, ${v.launch.appName}, 'ok', ${v.agentId}, ${v.sessionId},
+        ${v.launch.clientAddress}, ${v.launch.userAgent}, ${json(v.launch.payload)},
+        ${json(v.launch.view)})
+      returning id
+    )
+    select (select id from launch) as launch_id
+  `;
+  return row.launchId;
+}
+
+/** Records a failed launch attempt (outside the failed transaction). */
+export async function insertFailedLaunch(
+  tx: Tx,
+  v: {
+    appId: number | null;
+    appName: string;
+    outcome: string;
+    message: string;
+    clientAddress: string | null;
+    userAgent: string | null;
+    payload: unknown;
+  },
+): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
+      payload)
+    values (${v.appId}, ${v.appName}, ${v.outcome}, ${v.message}, ${v.clientAddress},
+      ${v.userAgent}, ${v.payload === null ? null : tx.json(JSON.parse(JSON.stringify(v.payload)))})
+    returning id
+  `;
+  return row.id;
+}
+
+/** What a dry run reads: whether the agent and customer exist. */
+export async function planLookups(
+  tx: Tx,
+  q: {
+    agentExternalId: string | null;
+    agentEmail: string;
+    customerEmail: string;
+    customerExternalId: string;
+  },
+): Promise<{ agentExists: boolean; customerId: number | null; customerIds: number[] }> {
+  const [row] = await tx`
+    select
+      exists(select 1 from users where external_id = ${q.agentExternalId}
+        or lower(email) = lower(${q.agentEmail})) as agent_exists,
+      array(select id from customers where lower(email) = lower(${q.customerEmail})
+        or external_id = ${q.customerExternalId}) as customer_ids
+  `;
+  return {
+    agentExists: row.agentExists,
+    customerId: row.customerIds[0] ?? null,
+    customerIds: row.customerIds.map(Number),
+  };
+}
+
+/** Finds the live portal login of a token hash. */
+export async function findPortalLogin(
+  tx: Tx,
+  tokenHash: string,
+): Promise<{ userId: number; email: string; firstName: string; lastName: string } | null> {
+  const [row] = await tx<{ userId: number; email: string; firstName: string; lastName: string }[]>`
+    select u.id as user_id, u.email, u.first_name, u.last_name
+    from portal_logins l join users u on u.id = l.user_id
+    where l.token_hash = ${tokenHash} and l.expires_at > now()
+  `;
+  return row ?? null;
+}

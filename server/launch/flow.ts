@@ -1,0 +1,236 @@
+/**
+ * The launch processing flow (spec §5.4) in ONE transaction: lookups, agent, customer, session,
+ * custom fields, devices, teams, launch record and portal login. Either all of it is written or
+ * none of it. Round trips: BEGIN, lookups, agent, customer, session, finish, COMMIT = 7.
+ */
+import type { Tx } from "../../db/mod.ts";
+import { isUniqueViolation } from "../../db/queries/apps.ts";
+import {
+  finishLaunch,
+  insertSession,
+  type LaunchLookups,
+  launchLookups,
+  planLookups,
+  updateSession,
+  upsertAgent,
+  upsertCustomer,
+} from "../../db/queries/launch.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
+import { hashSecret, sha256 } from "../crypto/hashing.ts";
+import { generateToken, randomBytes } from "../crypto/random_token.ts";
+import type { Deps } from "../deps.ts";
+import { AppError, type FieldError } from "../errors.ts";
+import type { LaunchPayload } from "./payload.ts";
+
+/** How long a portal login made by a launch lasts. */
+export const PORTAL_LOGIN_HOURS = 8;
+
+/** Where the launch comes from. */
+export interface LaunchMeta {
+  appId: number;
+  appName: string;
+  clientAddress: string | null;
+  userAgent: string | null;
+  /** The decoded payload as stored in the audit record. */
+  payload: unknown;
+}
+
+/** A completed launch. */
+export interface LaunchResult {
+  launchId: number;
+  sessionId: number;
+  agentId: number;
+  customerId: number;
+  loginToken: string;
+  loginExpiresAt: Date;
+}
+
+/** What a launch would do (the dry run). */
+export interface LaunchPlan {
+  agent: "create" | "update";
+  customer: "create" | "update";
+  session: "create" | "update";
+  assign: boolean;
+}
+
+const PARAMS = "context.environment.parameters";
+
+/** Checks what the lookups answer: settings, custom fields, session, catalog (spec §2.3 rule 1). */
+function checkLookups(p: LaunchPayload, found: LaunchLookups): void {
+  if (!found.externalSessionId || !found.externalCustomerId) {
+    const which = [
+      !found.externalSessionId ? "the external session id field (Session Data)" : "",
+      !found.externalCustomerId ? "the external customer id field (Consumer Data)" : "",
+    ].filter(Boolean).join(" and ");
+    throw new AppError(
+      409,
+      "field_disabled",
+      `Enable ${which} in the administrator's field settings: launches store referenceNumber ` +
+        "and contactId there",
+    );
+  }
+  if (p.session.id !== null && !found.session) {
+    throw new AppError(404, "session_not_found", `Session ${p.session.id} not found`);
+  }
+  const unknownFields = Object.keys(p.session.customFields).filter(
+    (name) => !found.knownCustomFields.includes(name),
+  );
+  if (unknownFields.length) {
+    throw new AppError(
+      400,
+      "unknown_custom_fields",
+      `Custom fields not configured: ${unknownFields.join(", ")}`,
+      unknownFields.map((name) => ({
+        path: `${PARAMS}.customFields.${name}`,
+        message: "not configured in the custom-fields setup",
+      })),
+    );
+  }
+  const errors: FieldError[] = [];
+  p.view.paths?.search.forEach((entry, i) => {
+    const live = entry.type === "category_uid"
+      ? found.liveCategories
+      : entry.type === "path_uid"
+      ? found.livePaths
+      : entry.type === "tag"
+      ? found.liveTags
+      : null;
+    if (!live) return;
+    entry.values.forEach((value, j) => {
+      if (!live.includes(value)) {
+        const what = entry.type === "category_uid"
+          ? "no such category (unknown or deleted)"
+          : entry.type === "path_uid"
+          ? "no such published path (unknown, deleted or unpublished)"
+          : "no published path has this tag";
+        errors.push({
+          path: `${PARAMS}.paths.search.${i}.search_values.${j}`,
+          message: `${value}: ${what}`,
+        });
+      }
+    });
+  });
+  if (errors.length) {
+    throw new AppError(
+      400,
+      "invalid_paths",
+      "Invalid or no longer valid guided-path search values",
+      errors,
+    );
+  }
+}
+
+function lookupQuery(p: LaunchPayload) {
+  const values = (type: string) => p.view.paths?.search.find((e) => e.type === type)?.values ?? [];
+  return {
+    sessionId: p.session.id,
+    customFields: Object.keys(p.session.customFields),
+    categoryUids: values("category_uid"),
+    pathUids: values("path_uid"),
+    tags: values("tag"),
+  };
+}
+
+async function retryOnRace<T>(step: () => Promise<T | null>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const out = await step();
+    if (out) return out;
+  }
+  throw new Error(`${what}: concurrent inserts kept winning`);
+}
+
+async function conflictAs<T>(step: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError(409, "identity_conflict", message);
+    throw err;
+  }
+}
+
+/** Runs a launch; throws AppError for every refusal, after which nothing was written. */
+export async function runLaunch(
+  deps: Deps,
+  p: LaunchPayload,
+  meta: LaunchMeta,
+): Promise<LaunchResult> {
+  const loginToken = encodeBase64Url(randomBytes(32));
+  const loginExpiresAt = new Date(Date.now() + PORTAL_LOGIN_HOURS * 3_600_000);
+  // A random password nobody knows: 238 random bits, so a fast salted hash is enough.
+  const passwordHash = await hashSecret(generateToken(40));
+  const tokenHash = await sha256(loginToken);
+  return await deps.sql.begin(async (tx: Tx) => {
+    const found = await launchLookups(tx, lookupQuery(p));
+    checkLookups(p, found);
+    const agent = await conflictAs(
+      () => retryOnRace(() => upsertAgent(tx, { ...p.agent, passwordHash }), "agent"),
+      `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
+    );
+    const customer = await conflictAs(
+      () =>
+        retryOnRace(
+          () => upsertCustomer(tx, p.customer, found.session?.customerId ?? null),
+          "customer",
+        ),
+      `contactEmail ${p.customer.email} and contactId ${p.customer.externalId} belong to two different customers`,
+    );
+    let sessionId: number;
+    if (found.session) {
+      sessionId = found.session.id;
+      await updateSession(tx, {
+        id: sessionId,
+        customerId: customer.id,
+        externalReference: p.session.externalReference,
+        referenceId: p.session.referenceId,
+        assignTo: p.session.assign ? agent.id : null,
+      });
+    } else {
+      sessionId = await insertSession(tx, {
+        customerId: customer.id,
+        assigneeId: agent.id,
+        externalReference: p.session.externalReference,
+        referenceId: p.session.referenceId,
+        appId: meta.appId,
+        target: p.view.target,
+      });
+    }
+    const launchId = await finishLaunch(tx, {
+      sessionId,
+      agentId: agent.id,
+      customFields: p.session.customFields,
+      // Devices are added to a session; a repeated serial (same kind) updates that device.
+      devices: p.session.devices,
+      teams: p.agent.teams ?? [],
+      launch: { ...meta, view: p.view },
+      login: { tokenHash, expiresAt: loginExpiresAt },
+    });
+    return {
+      launchId,
+      sessionId,
+      agentId: agent.id,
+      customerId: customer.id,
+      loginToken,
+      loginExpiresAt,
+    };
+  });
+}
+
+/** The dry run: every check and lookup of runLaunch, writing nothing. */
+export async function planLaunch(deps: Deps, p: LaunchPayload): Promise<LaunchPlan> {
+  return await deps.sql.begin(async (tx: Tx) => {
+    const found = await launchLookups(tx, lookupQuery(p));
+    checkLookups(p, found);
+    const existing = await planLookups(tx, {
+      agentExternalId: p.agent.externalId,
+      agentEmail: p.agent.email,
+      customerEmail: p.customer.email,
+      customerExternalId: p.customer.externalId,
+    });
+    return {
+      agent: existing.agentExists ? "update" : "create",
+      customer: existing.customerIds.length ? "update" : "create",
+      session: found.session ? "update" : "create",
+      assign: found.session ? p.session.assign && found.session.status === "open" : true,
+    };
+  });
+}

@@ -1,0 +1,72 @@
+/** HTML the launch endpoint answers browsers with: the error page that reaches the host app. */
+import { raw } from "hono/html";
+import type { AppError } from "../errors.ts";
+
+/** Name of the portal login cookie. */
+export const LOGIN_COOKIE = "portal_login";
+
+/** `frame-ancestors 'self' <origins>` for the app's allowed embedders. */
+export function frameAncestorsCsp(origins: string[]): string {
+  return `frame-ancestors ${["'self'", ...origins].join(" ")}`;
+}
+
+/** True when `origin` is one of `allowed` (a `*.` entry matches any subdomain). */
+export function originAllowed(origin: string, allowed: string[]): boolean {
+  return allowed.some((entry) => {
+    if (!entry.includes("*.")) return entry === origin;
+    const [scheme, host] = entry.split("://*.");
+    const match = origin.match(/^(https?):\/\/(.+)$/);
+    return !!match && `${match[1]}` === scheme && match[2].endsWith(`.${host}`);
+  });
+}
+
+/**
+ * The error page: shows the message and posts `{type: "portal-launcher:error", status, message,
+ * errors}` to window.parent or window.opener, only to the app's exact allowed origins.
+ */
+export function errorPage(err: AppError, frameAncestors: string[]): string {
+  const detail = {
+    type: "portal-launcher:error",
+    status: err.status,
+    message: err.message,
+    errors: err.errors ?? [],
+  };
+  const targets = frameAncestors.filter((o) => !o.includes("*"));
+  const script = `(function(){var d=${JSON.stringify(detail).replace(/</g, "\\u003c")};` +
+    `var t=${JSON.stringify(targets).replace(/</g, "\\u003c")};` +
+    "var w=window.parent!==window?window.parent:window.opener;" +
+    "if(w){t.forEach(function(o){try{w.postMessage(d,o)}catch(e){}})}})();";
+  const page = (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Launch failed</title>
+        <style>
+          {"body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
+            "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}"}
+        </style>
+      </head>
+      <body>
+        <main>
+          <h1>The portal could not be opened</h1>
+          <p role="alert">{err.message}</p>
+          {err.errors?.length
+            ? (
+              <ul>
+                {err.errors.map((e) => (
+                  <li>
+                    <code>{e.path}</code>: {e.message}
+                  </li>
+                ))}
+              </ul>
+            )
+            : null}
+          <p>Status {err.status}. Please contact the administrator of your application.</p>
+        </main>
+        <script>{raw(script)}</script>
+      </body>
+    </html>
+  );
+  return "<!doctype html>" + page.toString();
+}
