@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+
+const vectors = JSON.parse(
+  await Deno.readTextFile(new URL("../../shared/vectors/signed_request.json", import.meta.url)),
+).cases;
+const SIGN = new URL("../tools/sign.ts", import.meta.url).pathname;
+
+Deno.test("deno task sign prints the signed_request of a payload file (vector 'minimal')", async () => {
+  const v = vectors.find((c: { name: string }) => c.name === "minimal");
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(file, v.payloadJson + "\n");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", "--allow-net", SIGN, "--key", v.apiKey, file],
+  }).output();
+  await Deno.remove(file);
+  assert.equal(out.code, 0);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), v.signedRequest);
+});
+
+Deno.test("deno task sign without a key explains how to give one", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", SIGN],
+    env: { PORTAL_API_KEY: "" },
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /PORTAL_API_KEY/);
+});
