@@ -8,6 +8,11 @@ export type Sql = postgres.Sql;
 /** A handle that is either the pool or a transaction inside `sql.begin`. */
 export type Tx = postgres.Sql | postgres.TransactionSql;
 
+/** Wraps plain JSON data (objects, arrays, scalars) as a jsonb parameter. */
+export function jsonb(tx: Tx, value: unknown): postgres.Parameter {
+  return tx.json(JSON.parse(JSON.stringify(value ?? null)));
+}
+
 /** An open database: the driver handle, which mode it runs in, and how to close it. */
 export interface Database {
   sql: Sql;

@@ -1,5 +1,5 @@
 /** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
-import type { Tx } from "../mod.ts";
+import { jsonb, type Tx } from "../mod.ts";
 
 /** Everything the flow must know before writing, read in one round trip. */
 export interface LaunchLookups {
@@ -241,7 +241,7 @@ export async function finishLaunch(
     login: { tokenHash: string; expiresAt: Date };
   },
 ): Promise<number> {
-  const json = (value: unknown) => tx.json(JSON.parse(JSON.stringify(value)));
+  const json = (value: unknown) => jsonb(tx, value);
   const [row] = await tx<{ launchId: number }[]>`
     with cf as (
       insert into session_custom_fields (session_id, name, value)
@@ -304,7 +304,7 @@ export async function insertFailedLaunch(
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
       payload)
     values (${v.appId}, ${v.appName}, ${v.outcome}, ${v.message}, ${v.clientAddress},
-      ${v.userAgent}, ${v.payload === null ? null : tx.json(JSON.parse(JSON.stringify(v.payload)))})
+      ${v.userAgent}, ${v.payload === null ? null : jsonb(tx, v.payload)})
     returning id
   `;
   return row.id;
@@ -319,7 +319,7 @@ export async function planLookups(
     customerEmail: string;
     customerExternalId: string;
   },
-): Promise<{ agentExists: boolean; customerId: number | null; customerIds: number[] }> {
+): Promise<{ agentExists: boolean; customerIds: number[] }> {
   const [row] = await tx`
     select
       exists(select 1 from users where external_id = ${q.agentExternalId}
@@ -329,7 +329,6 @@ export async function planLookups(
   `;
   return {
     agentExists: row.agentExists,
-    customerId: row.customerIds[0] ?? null,
     customerIds: row.customerIds.map(Number),
   };
 }

@@ -1,5 +1,5 @@
 /** SQL for the guided-path catalog: categories and paths (soft-deleted). */
-import type { Tx } from "../mod.ts";
+import { jsonb, type Tx } from "../mod.ts";
 
 /** A path category. */
 export interface CategoryRow {
@@ -113,8 +113,8 @@ export type PathValues = Omit<PathRow, "createdAt" | "updatedAt">;
 export async function insertPath(tx: Tx, v: PathValues): Promise<PathRow | null> {
   const [row] = await tx<PathRow[]>`
     insert into paths (uid, category_uid, title, steps, translations, tags, published)
-    values (${v.uid}, ${v.categoryUid}, ${v.title}, ${tx.json(toJson(v.steps))},
-      ${tx.json(toJson(v.translations))}, ${v.tags}, ${v.published})
+    values (${v.uid}, ${v.categoryUid}, ${v.title}, ${jsonb(tx, v.steps)},
+      ${jsonb(tx, v.translations)}, ${v.tags}, ${v.published})
     on conflict do nothing
     returning ${tx.unsafe(pathColumns)}
   `;
@@ -125,8 +125,8 @@ export async function insertPath(tx: Tx, v: PathValues): Promise<PathRow | null>
 export async function updatePath(tx: Tx, v: PathValues): Promise<PathRow | null> {
   const [row] = await tx<PathRow[]>`
     update paths set
-      category_uid = ${v.categoryUid}, title = ${v.title}, steps = ${tx.json(toJson(v.steps))},
-      translations = ${tx.json(toJson(v.translations))}, tags = ${v.tags},
+      category_uid = ${v.categoryUid}, title = ${v.title}, steps = ${jsonb(tx, v.steps)},
+      translations = ${jsonb(tx, v.translations)}, tags = ${v.tags},
       published = ${v.published}, updated_at = now()
     where uid = ${v.uid} and deleted_at is null
     returning ${tx.unsafe(pathColumns)}
@@ -141,9 +141,4 @@ export async function deletePath(tx: Tx, uid: string): Promise<boolean> {
     where uid = ${uid} and deleted_at is null returning uid
   `;
   return rows.length > 0;
-}
-
-// The driver's json helper wants its own JSON value type; our values are plain JSON data.
-function toJson(value: unknown): Parameters<Tx["json"]>[0] {
-  return JSON.parse(JSON.stringify(value));
 }

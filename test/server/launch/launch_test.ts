@@ -2,35 +2,9 @@ import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
+import { type Json, launchPayload } from "../../helpers/payload.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-function payload(params: Json = {}, user: Json = {}): Json {
-  return {
-    algorithm: "HMACSHA256",
-    context: {
-      user: {
-        id: "agent42",
-        email: "ada@example.com",
-        first_name: "Ada",
-        last_name: "Lovelace",
-        ...user,
-      },
-      environment: {
-        parameters: {
-          referenceNumber: "CASE00017",
-          contactId: "C0099",
-          contactFirstName: "Grace",
-          contactLastName: "Hopper",
-          contactEmail: "grace@example.org",
-          contactPhone: "5559876543",
-          ...params,
-        },
-      },
-    },
-  };
-}
+const payload = launchPayload;
 
 async function counts(svc: TestService) {
   const [row] = await svc.db.sql`select

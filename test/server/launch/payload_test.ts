@@ -1,27 +1,10 @@
 import assert from "node:assert/strict";
 import { contentLanguage, parseLaunchPayload } from "../../../server/launch/payload.ts";
 import { AppError, type FieldError } from "../../../server/errors.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import { type Json, launchPayload } from "../../helpers/payload.ts";
 
 function base(): Json {
-  return {
-    algorithm: "HMACSHA256",
-    context: {
-      user: { id: "agent42", email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
-      environment: {
-        parameters: {
-          referenceNumber: "CASE00017",
-          contactId: "C0099",
-          contactFirstName: "Grace",
-          contactLastName: "Hopper",
-          contactEmail: "grace@example.org",
-          contactPhone: "5559876543",
-        },
-      },
-    },
-  };
+  return launchPayload();
 }
 
 function errorsOf(payload: Json): FieldError[] {
