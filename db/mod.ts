@@ -27,8 +27,8 @@ export interface ConnectOptions {
   dataDir?: string;
   /** Pool size against PostgreSQL (default 10). The embedded database always uses one connection. */
   max?: number;
-  /** Called once per query sent to the server (used to count round trips). */
-  onQuery?: () => void;
+  /** Called with the SQL text of each query sent to the server (used to count round trips). */
+  onQuery?: (query: string) => void;
 }
 
 const driverOptions = {
@@ -53,7 +53,9 @@ export async function connect(options: ConnectOptions): Promise<Database> {
     const sql = postgres(options.databaseUrl, {
       ...driverOptions,
       max: options.max ?? 10,
-      debug: options.onQuery ? () => options.onQuery?.() : undefined,
+      debug: options.onQuery
+        ? (_conn: number, query: string) => options.onQuery?.(query)
+        : undefined,
     });
     await sql`select 1`;
     return { sql, mode: "postgres", close: () => sql.end({ timeout: 5 }) };
@@ -71,7 +73,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
     user: "postgres",
     database: "postgres",
     max: 1,
-    debug: options.onQuery ? () => options.onQuery?.() : undefined,
+    debug: options.onQuery ? (_conn: number, query: string) => options.onQuery?.(query) : undefined,
   });
   await sql`select 1`;
   return {

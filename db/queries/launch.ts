@@ -72,17 +72,22 @@ export interface AgentValues {
   passwordHash: string;
 }
 
+/** What upsertAgent did: `admin` means the identity is an administrator's and nothing changed. */
+export interface AgentUpsert {
+  id: number;
+  created: boolean;
+  admin: boolean;
+}
+
 /**
- * Finds the agent by external id, else by e-mail, and updates the profile; or creates one.
- * Returns null when a concurrent launch inserted the same agent first (the caller retries).
+ * Finds the agent by external id, else by e-mail, and updates the profile; or creates one. An
+ * administrator's account is never touched. Returns null when a concurrent launch inserted the
+ * same agent first (the caller retries).
  */
-export async function upsertAgent(
-  tx: Tx,
-  v: AgentValues,
-): Promise<{ id: number; created: boolean } | null> {
-  const [row] = await tx<{ id: number; created: boolean }[]>`
+export async function upsertAgent(tx: Tx, v: AgentValues): Promise<AgentUpsert | null> {
+  const [row] = await tx<AgentUpsert[]>`
     with found as (
-      select id from users
+      select id, role from users
       where external_id = ${v.externalId} or lower(email) = lower(${v.email})
       order by (external_id = ${v.externalId}) is true desc
       limit 1
@@ -96,8 +101,8 @@ export async function upsertAgent(
         phone = coalesce(${v.phone}, u.phone),
         locale = coalesce(${v.locale}, u.locale),
         updated_at = now()
-      from found where u.id = found.id
-      returning u.id, false as created
+      from found where u.id = found.id and found.role = 'agent'
+      returning u.id, false as created, false as admin
     ),
     inserted as (
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
@@ -106,9 +111,10 @@ export async function upsertAgent(
         ${v.locale}, ${v.passwordHash}
       where not exists (select 1 from found)
       on conflict do nothing
-      returning id, true as created
+      returning id, true as created, false as admin
     )
     select * from updated union all select * from inserted
+    union all select id, false, true from found where role = 'admin'
   `;
   return row ?? null;
 }
@@ -319,16 +325,19 @@ export async function planLookups(
     customerEmail: string;
     customerExternalId: string;
   },
-): Promise<{ agentExists: boolean; customerIds: number[] }> {
+): Promise<{ agentExists: boolean; agentIsAdmin: boolean; customerIds: number[] }> {
   const [row] = await tx`
     select
       exists(select 1 from users where external_id = ${q.agentExternalId}
         or lower(email) = lower(${q.agentEmail})) as agent_exists,
+      exists(select 1 from users where role = 'admin' and (external_id = ${q.agentExternalId}
+        or lower(email) = lower(${q.agentEmail}))) as agent_is_admin,
       array(select id from customers where lower(email) = lower(${q.customerEmail})
         or external_id = ${q.customerExternalId}) as customer_ids
   `;
   return {
     agentExists: row.agentExists,
+    agentIsAdmin: row.agentIsAdmin,
     customerIds: row.customerIds.map(Number),
   };
 }

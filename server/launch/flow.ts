@@ -131,6 +131,16 @@ function lookupQuery(p: LaunchPayload) {
   };
 }
 
+function refuseAdmin(email: string): never {
+  throw new AppError(
+    403,
+    "agent_is_admin",
+    `${email} belongs to an administrator of the portal; a launch can only log in agents. ` +
+      "Use an agent's e-mail and id in context.user",
+    [{ path: "context.user.email", message: "belongs to an administrator" }],
+  );
+}
+
 async function retryOnRace<T>(step: () => Promise<T | null>, what: string): Promise<T> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const out = await step();
@@ -166,6 +176,7 @@ export async function runLaunch(
       () => retryOnRace(() => upsertAgent(tx, { ...p.agent, passwordHash }), "agent"),
       `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
     );
+    if (agent.admin) refuseAdmin(p.agent.email);
     const customer = await conflictAs(
       () =>
         retryOnRace(
@@ -226,6 +237,7 @@ export async function planLaunch(deps: Deps, p: LaunchPayload): Promise<LaunchPl
       customerEmail: p.customer.email,
       customerExternalId: p.customer.externalId,
     });
+    if (existing.agentIsAdmin) refuseAdmin(p.agent.email);
     return {
       agent: existing.agentExists ? "update" : "create",
       customer: existing.customerIds.length ? "update" : "create",

@@ -2,10 +2,11 @@
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { findPortalLogin } from "../../db/queries/launch.ts";
+import { findLaunchView } from "../../db/queries/portal.ts";
 import { sha256 } from "../crypto/hashing.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { LOGIN_COOKIE } from "../launch/pages.tsx";
+import { frameAncestorsCsp, LOGIN_COOKIE } from "../launch/pages.tsx";
 
 /** Portal routes, mounted at PORTAL_PREFIX. */
 export function portalRoutes(deps: Deps): Hono<AppEnv> {
@@ -14,6 +15,16 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     const token = getCookie(c, LOGIN_COOKIE);
     const agent = token ? await findPortalLogin(deps.sql, await sha256(token)) : null;
     c.header("Cache-Control", "no-store");
+    // Only the app the launch came from (and the portal itself) may frame the screen.
+    const launchId = Number(c.req.query("launch"));
+    const launch = agent && Number.isSafeInteger(launchId) && launchId > 0
+      ? await findLaunchView(deps.sql, {
+        launchId,
+        sessionId: Number(c.req.param("id")),
+        agentId: agent.userId,
+      })
+      : null;
+    c.header("Content-Security-Policy", frameAncestorsCsp(launch?.frameAncestors ?? []));
     if (!agent) {
       return c.html(
         "<!doctype html>" +

@@ -18,14 +18,19 @@ async function counts(svc: TestService) {
   return row;
 }
 
+async function lastSessionId(svc: TestService): Promise<number> {
+  const [row] = await svc.db.sql`select max(id) as id from sessions`;
+  return row.id;
+}
+
 for (const backend of backends) {
   Deno.test({
     name: `launch endpoint end to end [${backend.name}]`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn(t) {
-      let queries = 0;
-      const svc = await startTestService(backend, {}, { onQuery: () => queries++ });
+      const queries: string[] = [];
+      const svc = await startTestService(backend, {}, { onQuery: (q) => queries.push(q) });
       try {
         const admin = await svc.adminToken();
         const app = await (await svc.api("POST", "/api/v1/admin/apps", admin, {
@@ -77,11 +82,21 @@ for (const backend of backends) {
             cookie,
             /^portal_login=[A-Za-z0-9_-]{43}; Path=\/portal; Max-Age=28800; HttpOnly; Secure; SameSite=None; Partitioned$/,
           );
-          const screen = await svc.request(new URL(location).pathname, {
+          const screen = await svc.request(new URL(location).pathname + new URL(location).search, {
             headers: { Cookie: cookie.split(";")[0] },
           });
           assert.equal(screen.status, 200);
+          assert.equal(
+            screen.headers.get("Content-Security-Policy"),
+            "frame-ancestors 'self' http://host.test",
+            "the launch's app may frame the session screen",
+          );
           assert.match(await screen.text(), /Grace Hopper/);
+          const plain = await svc.request(new URL(location).pathname, {
+            headers: { Cookie: cookie.split(";")[0] },
+          });
+          assert.equal(plain.headers.get("Content-Security-Policy"), "frame-ancestors 'self'");
+          await plain.body?.cancel();
           const noCookie = await svc.request(new URL(location).pathname);
           assert.equal(noCookie.status, 401);
           await noCookie.body?.cancel();
@@ -121,12 +136,44 @@ for (const backend of backends) {
         });
 
         await t.step(
-          "one launch costs at most 8 queries: the app lookup, then BEGIN, 5 statements, COMMIT",
+          "one launch is exactly 8 round trips: app lookup, BEGIN, 5 statements, COMMIT",
           async () => {
-            const before = queries;
-            await launchJson(payload());
-            const total = queries - before;
-            assert.ok(total <= 8, `a launch took ${total} queries (app lookup + flow)`);
+            for (const existing of [false, true]) {
+              const p = existing
+                ? payload({ sessionId: String(await lastSessionId(svc)) })
+                : payload({ deviceComputer: { serial: "S9" }, customFields: { priority: "low" } });
+              const before = queries.length;
+              const { status } = await launchJson(p);
+              assert.equal(status, 200);
+              const sent = queries.slice(before).map((q) => {
+                const text = q.replace(/\s+/g, " ").trim().toLowerCase();
+                return text === "begin" || text === "commit"
+                  ? text
+                  : /^with s as .* from field_settings/.test(text)
+                  ? "lookups"
+                  : /update users .* insert into users/.test(text)
+                  ? "agent"
+                  : /update customers .* insert into customers/.test(text)
+                  ? "customer"
+                  : /^(insert into sessions|update sessions)/.test(text)
+                  ? "session"
+                  : /insert into launches/.test(text)
+                  ? "finish"
+                  : /from apps/.test(text)
+                  ? "app"
+                  : text.slice(0, 60);
+              });
+              assert.deepEqual(sent, [
+                "app",
+                "begin",
+                "lookups",
+                "agent",
+                "customer",
+                "session",
+                "finish",
+                "commit",
+              ], existing ? "existing session" : "new session");
+            }
           },
         );
 
@@ -283,6 +330,53 @@ for (const backend of backends) {
             assert.match(html, /context\.user\.email/);
           },
         );
+
+        await t.step("multipart/form-data bodies launch like url-encoded ones", async () => {
+          const form = new FormData();
+          form.set("signed_request", await signPayload(JSON.stringify(payload()), app.apiKey));
+          const res = await svc.request("/portal/api/auth/app/crm", {
+            method: "POST",
+            headers: { Accept: "application/json" },
+            body: form,
+          });
+          assert.equal(res.status, 200);
+          assert.match((await res.json()).redirectUrl, /\/portal\/sessions\/\d+\?launch=\d+$/);
+          const missing = new FormData();
+          missing.set("other", "x");
+          const none = await svc.request("/portal/api/auth/app/crm", {
+            method: "POST",
+            headers: { Accept: "application/json" },
+            body: missing,
+          });
+          assert.equal(none.status, 400);
+          assert.match((await none.json()).message, /signed_request/);
+        });
+
+        await t.step("an administrator's e-mail or id cannot be launched as an agent", async () => {
+          const [boss] = await svc.db.sql`
+            insert into users (role, external_id, email, first_name, last_name)
+            values ('admin', 'boss1', 'boss@example.com', 'Boss', 'Person') returning id`;
+          const before = await counts(svc);
+          for (const user of [{ email: "Boss@example.com" }, { id: "boss1" }]) {
+            const { status, body } = await launchJson(payload({}, { id: "other5", ...user }));
+            assert.equal(status, 403, JSON.stringify(body));
+            assert.match(body.message, /administrator/);
+          }
+          const dry = await svc.request("/portal/api/auth/app/crm/validate", {
+            method: "POST",
+            body: new URLSearchParams({
+              signed_request: await signPayload(
+                JSON.stringify(payload({}, { email: "boss@example.com" })),
+                app.apiKey,
+              ),
+            }),
+          });
+          assert.equal(dry.status, 403);
+          await dry.body?.cancel();
+          assert.deepEqual(await counts(svc), before);
+          const [u] = await svc.db.sql`select role, first_name from users where id = ${boss.id}`;
+          assert.deepEqual([u.role, u.firstName], ["admin", "Boss"]);
+        });
 
         await t.step("a body over 64 KiB is 413; a JSON body is 415", async () => {
           const big = await svc.request("/portal/api/auth/app/crm", {
