@@ -178,61 +178,29 @@ export async function upsertCustomer(
   return row ?? null;
 }
 
-/** Creates a session assigned to the agent. */
-export async function insertSession(
-  tx: Tx,
-  v: {
-    customerId: number;
-    assigneeId: number;
-    externalReference: string;
-    referenceId: string | null;
-    appId: number;
-    target: string;
-  },
-): Promise<number> {
-  const [row] = await tx<{ id: number }[]>`
-    insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
-      target)
-    values (${v.customerId}, ${v.assigneeId}, ${v.externalReference}, ${v.referenceId},
-      ${v.appId}, ${v.target})
-    returning id
-  `;
-  return row.id;
+/** The session a launch writes: a new one (id null) or an existing one. */
+export interface SessionWrite {
+  id: number | null;
+  customerId: number;
+  agentId: number;
+  externalReference: string;
+  referenceId: string | null;
+  appId: number;
+  target: string;
+  /** Existing session: assign it to the agent (only when it is open). */
+  assign: boolean;
 }
 
 /**
- * Updates an existing session: customer, references, and the assignee only when `assignTo` is set
- * and the session is open (a closed session keeps its status and assignment).
+ * Everything after the agent and customer, in ONE statement: the session (created, assigned to
+ * the agent; or updated: customer, references, and the assignee only when `assign` is set and the
+ * session is open, so a closed session keeps its status and assignment), custom fields, devices,
+ * teams, the launch record and the portal login.
  */
-export async function updateSession(
+export async function writeLaunch(
   tx: Tx,
   v: {
-    id: number;
-    customerId: number;
-    externalReference: string;
-    referenceId: string | null;
-    assignTo: number | null;
-  },
-): Promise<void> {
-  await tx`
-    update sessions set
-      customer_id = ${v.customerId},
-      external_reference = ${v.externalReference},
-      reference_id = coalesce(${v.referenceId}, reference_id),
-      assignee_id = case
-        when ${v.assignTo}::bigint is not null and status = 'open' then ${v.assignTo}::bigint
-        else assignee_id end,
-      updated_at = now()
-    where id = ${v.id}
-  `;
-}
-
-/** Everything written last, in one statement: fields, devices, teams, launch record, login. */
-export async function finishLaunch(
-  tx: Tx,
-  v: {
-    sessionId: number;
-    agentId: number;
+    session: SessionWrite;
     customFields: Record<string, unknown>;
     devices: { kind: string; properties: Record<string, unknown> }[];
     teams: { teamId: string; teamName: string }[];
@@ -246,19 +214,41 @@ export async function finishLaunch(
     };
     login: { tokenHash: string; expiresAt: Date };
   },
-): Promise<number> {
+): Promise<{ launchId: number; sessionId: number }> {
+  const s = v.session;
+  const agentId = s.agentId;
   const json = (value: unknown) => jsonb(tx, value);
-  const [row] = await tx<{ launchId: number }[]>`
-    with cf as (
+  const [row] = await tx<{ launchId: number; sessionId: number }[]>`
+    with created as (
+      insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
+        target)
+      select ${s.customerId}, ${agentId}, ${s.externalReference}, ${s.referenceId}, ${s.appId},
+        ${s.target}
+      where ${s.id}::bigint is null
+      returning id
+    ),
+    updated as (
+      update sessions set
+        customer_id = ${s.customerId},
+        external_reference = ${s.externalReference},
+        reference_id = coalesce(${s.referenceId}, reference_id),
+        assignee_id = case when ${s.assign} and status = 'open' then ${agentId}::bigint
+          else assignee_id end,
+        updated_at = now()
+      where id = ${s.id}::bigint
+      returning id
+    ),
+    session as (select id from created union all select id from updated),
+    cf as (
       insert into session_custom_fields (session_id, name, value)
-      select ${v.sessionId}, key, value from jsonb_each(${json(v.customFields)}::jsonb)
+      select session.id, key, value from session, jsonb_each(${json(v.customFields)}::jsonb)
       on conflict (session_id, name) do update set value = excluded.value, updated_at = now()
       returning 1
     ),
     dev as (
       insert into devices (session_id, kind, serial, properties)
-      select ${v.sessionId}, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
-      from jsonb_array_elements(${json(v.devices)}::jsonb) d
+      select session.id, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
+      from session, jsonb_array_elements(${json(v.devices)}::jsonb) d
       on conflict (session_id, kind, serial)
         do update set properties = excluded.properties, updated_at = now()
       returning 1
@@ -271,26 +261,27 @@ export async function finishLaunch(
     ),
     membership as (
       insert into team_members (team_id, user_id)
-      select id, ${v.agentId} from team_rows
+      select id, ${agentId} from team_rows
       on conflict do nothing
       returning 1
     ),
     login as (
       insert into portal_logins (token_hash, user_id, expires_at)
-      values (${v.login.tokenHash}, ${v.agentId}, ${v.login.expiresAt})
+      values (${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt})
       returning 1
     ),
     launch as (
       insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
         user_agent, payload, view)
-      values (${v.launch.appId}, ${v.launch.appName}, 'ok', ${v.agentId}, ${v.sessionId},
+      select ${v.launch.appId}, ${v.launch.appName}, 'ok', ${agentId}, session.id,
         ${v.launch.clientAddress}, ${v.launch.userAgent}, ${json(v.launch.payload)},
-        ${json(v.launch.view)})
-      returning id
+        ${json(v.launch.view)}
+      from session
+      returning id, session_id
     )
-    select (select id from launch) as launch_id
+    select id as launch_id, session_id from launch
   `;
-  return row.launchId;
+  return row;
 }
 
 /** Records a failed launch attempt (outside the failed transaction). */

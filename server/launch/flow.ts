@@ -1,19 +1,17 @@
 /**
  * The launch processing flow (spec §5.4) in ONE transaction: lookups, agent, customer, session,
  * custom fields, devices, teams, launch record and portal login. Either all of it is written or
- * none of it. Round trips: BEGIN, lookups, agent, customer, session, finish, COMMIT = 7.
+ * none of it. Round trips: BEGIN, lookups, agent, customer, session and the rest, COMMIT = 6.
  */
 import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
 import {
-  finishLaunch,
-  insertSession,
   type LaunchLookups,
   launchLookups,
   planLookups,
-  updateSession,
   upsertAgent,
   upsertCustomer,
+  writeLaunch,
 } from "../../db/queries/launch.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { hashSecret, sha256 } from "../crypto/hashing.ts";
@@ -185,29 +183,17 @@ export async function runLaunch(
         ),
       `contactEmail ${p.customer.email} and contactId ${p.customer.externalId} belong to two different customers`,
     );
-    let sessionId: number;
-    if (found.session) {
-      sessionId = found.session.id;
-      await updateSession(tx, {
-        id: sessionId,
+    const { launchId, sessionId } = await writeLaunch(tx, {
+      session: {
+        id: found.session?.id ?? null,
         customerId: customer.id,
-        externalReference: p.session.externalReference,
-        referenceId: p.session.referenceId,
-        assignTo: p.session.assign ? agent.id : null,
-      });
-    } else {
-      sessionId = await insertSession(tx, {
-        customerId: customer.id,
-        assigneeId: agent.id,
+        agentId: agent.id,
         externalReference: p.session.externalReference,
         referenceId: p.session.referenceId,
         appId: meta.appId,
         target: p.view.target,
-      });
-    }
-    const launchId = await finishLaunch(tx, {
-      sessionId,
-      agentId: agent.id,
+        assign: p.session.assign,
+      },
       customFields: p.session.customFields,
       // Devices are added to a session; a repeated serial (same kind) updates that device.
       devices: p.session.devices,

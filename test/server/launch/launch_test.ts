@@ -136,7 +136,7 @@ for (const backend of backends) {
         });
 
         await t.step(
-          "one launch is exactly 8 round trips: app lookup, BEGIN, 5 statements, COMMIT",
+          "one launch is exactly 7 round trips: app lookup, then BEGIN, 4 statements, COMMIT",
           async () => {
             for (const existing of [false, true]) {
               const p = existing
@@ -155,10 +155,8 @@ for (const backend of backends) {
                   ? "agent"
                   : /update customers .* insert into customers/.test(text)
                   ? "customer"
-                  : /^(insert into sessions|update sessions)/.test(text)
-                  ? "session"
-                  : /insert into launches/.test(text)
-                  ? "finish"
+                  : /insert into sessions .* update sessions .* insert into launches/.test(text)
+                  ? "session and the rest"
                   : /from apps/.test(text)
                   ? "app"
                   : text.slice(0, 60);
@@ -169,8 +167,7 @@ for (const backend of backends) {
                 "lookups",
                 "agent",
                 "customer",
-                "session",
-                "finish",
+                "session and the rest",
                 "commit",
               ], existing ? "existing session" : "new session");
             }
