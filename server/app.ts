@@ -4,8 +4,9 @@ import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { handleError } from "./errors.ts";
 import { log } from "./log.ts";
-import { adminApiRoutes } from "./admin/api_routes.ts";
-import { oauthMetadata, oauthRoutes } from "./oauth/routes.ts";
+import { apiV1 } from "./api/v1.ts";
+import { DOCS_SCRIPT, DOCS_SCRIPT_PATH } from "./api/docs_page.tsx";
+import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
 
@@ -42,8 +43,12 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   });
 
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));
-  app.route("/api/v1/oauth2", oauthRoutes(deps));
-  app.route("/api/v1/admin", adminApiRoutes(deps));
+  app.route("/api/v1", apiV1(deps));
+  app.get(DOCS_SCRIPT_PATH, (c) => {
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.body(DOCS_SCRIPT);
+  });
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
 

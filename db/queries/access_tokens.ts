@@ -30,6 +30,19 @@ export async function findLiveToken(tx: Tx, tokenHash: string): Promise<TokenGra
   return row ?? null;
 }
 
+/** A live token with its issue time, read from the database (introspection skips the cache). */
+export async function findLiveTokenDetails(
+  tx: Tx,
+  tokenHash: string,
+): Promise<(TokenGrantRow & { createdAt: Date }) | null> {
+  const [row] = await tx<(TokenGrantRow & { createdAt: Date })[]>`
+    select c.client_id, c.id as client_db_id, t.scopes, t.expires_at, t.created_at
+    from access_tokens t join api_clients c on c.id = t.client_id
+    where t.token_hash = ${tokenHash} and t.revoked_at is null and t.expires_at > now()
+  `;
+  return row ?? null;
+}
+
 /** Revokes a token if it belongs to the given client; true when a live token was revoked. */
 export async function revokeToken(tx: Tx, tokenHash: string, clientDbId: number) {
   const rows = await tx`

@@ -4,7 +4,14 @@ import { bodyLimit } from "hono/body-limit";
 import { generateToken } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { validationError } from "../errors.ts";
+import {
+  errorResponses as adminErrors,
+  ErrorSchema,
+  jsonBody,
+  jsonResponse,
+  security as oauthSecurity,
+  validationHook,
+} from "../api/openapi_shared.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { publicOrigin } from "../public_origin.ts";
 import {
@@ -53,28 +60,10 @@ import {
 /** Largest accepted admin API body. */
 export const ADMIN_BODY_LIMIT = 256 * 1024;
 
-/** The error body every 4xx of the API uses. */
-export const ErrorSchema = z.object({
-  message: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-}).openapi("Error");
-
-const errorResponses = {
-  400: { description: "Invalid input", content: { "application/json": { schema: ErrorSchema } } },
-  401: { description: "No valid bearer token" },
-  403: { description: "The token lacks scope admin" },
-  404: { description: "Not found", content: { "application/json": { schema: ErrorSchema } } },
-} as const;
-
-const security = [{ bearerAuth: ["admin"] }];
-
-function json<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { "application/json": { schema } } };
-}
-
-function body<T extends z.ZodType>(schema: T) {
-  return { body: { required: true, content: { "application/json": { schema } } } };
-}
+const errorResponses = adminErrors("admin");
+const security = oauthSecurity("admin");
+const json = jsonResponse;
+const body = jsonBody;
 
 const AppParam = z.object({ appName: AppNameSchema });
 const UidParam = z.object({ uid: UuidSchema });
@@ -82,11 +71,7 @@ const NameParam = z.object({ name: CustomFieldNameSchema });
 
 /** Builds the admin API sub-app. */
 export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error.issues);
-    },
-  });
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requireScope(deps.auth, "admin"));
   app.use(
     "*",

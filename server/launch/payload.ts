@@ -198,7 +198,8 @@ const locale = z.string().trim().regex(
 const teams = z.array(team).max(50, "at most 50 teams");
 const userExtras = z.strictObject({ locale: locale.optional(), teams: teams.optional() });
 
-const customValue = z.union([
+/** A custom field value: string (at most 2000 characters), number or boolean. */
+export const customFieldValue = z.union([
   z.string().max(2000, "at most 2000 characters"),
   z.number(),
   z.boolean(),
@@ -232,7 +233,7 @@ const parameters = z.strictObject({
   contactPhone: phone,
   contactMobile: phone.optional(),
   contactOtherPhone: phone.optional(),
-  customFields: z.record(z.string(), customValue).optional(),
+  customFields: z.record(z.string(), customFieldValue).optional(),
   deviceComputer: deviceComputer.optional(),
   deviceMobile: deviceMobile.optional(),
   assign: flag.optional(),

@@ -8,6 +8,7 @@ import type { Sql } from "../../db/mod.ts";
 import {
   deleteExpiredTokens,
   findLiveToken,
+  findLiveTokenDetails,
   insertToken,
   revokeToken,
 } from "../../db/queries/access_tokens.ts";
@@ -67,23 +68,26 @@ export class AuthService {
     return { accessToken, expiresIn: this.options.tokenTtlSeconds, scopes };
   }
 
-  /** Returns what the token grants, or null when it is unknown, expired or revoked. */
+  /**
+   * Returns what the token grants, or null when it is unknown, expired or revoked. The cache is
+   * keyed by the token itself (in memory only, like the request that carried it), so a hit costs
+   * no hashing and no database round trip; the database holds only SHA-256 hashes.
+   */
   async validate(token: string): Promise<TokenInfo | null> {
-    const hash = await sha256(token);
     const now = this.#now();
-    const hit = this.#cache.get(hash);
+    const hit = this.#cache.get(token);
     if (hit) {
-      this.#cache.delete(hash);
+      this.#cache.delete(token);
       if (hit.cachedUntil > now && hit.info.expiresAt.getTime() > now) {
-        this.#cache.set(hash, hit); // most recently used goes last
+        this.#cache.set(token, hit); // most recently used goes last
         return hit.info;
       }
     }
-    const row = await findLiveToken(this.sql, hash);
+    const row = await findLiveToken(this.sql, await sha256(token));
     if (!row) return null;
     const info: TokenInfo = { ...row };
     if (this.options.cacheSeconds > 0) {
-      this.#cache.set(hash, { info, cachedUntil: now + this.options.cacheSeconds * 1000 });
+      this.#cache.set(token, { info, cachedUntil: now + this.options.cacheSeconds * 1000 });
       while (this.#cache.size > this.#maxEntries) {
         this.#cache.delete(this.#cache.keys().next().value!);
       }
@@ -91,11 +95,27 @@ export class AuthService {
     return info;
   }
 
+  /**
+   * RFC 7662 introspection, read from the database (not the cache): the token's grant and issue
+   * time when it is live and `caller` may see it (its own token, or any token when the caller's
+   * client may use the admin scope); otherwise null.
+   */
+  async introspect(
+    token: string,
+    caller: { id: number; scopes: string[] },
+  ): Promise<(TokenInfo & { issuedAt: Date }) | null> {
+    const row = await findLiveTokenDetails(this.sql, await sha256(token));
+    if (!row) return null;
+    if (row.clientDbId !== caller.id && !caller.scopes.includes("admin")) return null;
+    const { createdAt, ...info } = row;
+    return { ...info, issuedAt: createdAt };
+  }
+
   /** Revokes a token of the given client (RFC 7009); unknown tokens are ignored. */
   async revoke(token: string, clientDbId: number): Promise<void> {
     const hash = await sha256(token);
     const revoked = await revokeToken(this.sql, hash, clientDbId);
-    if (revoked) this.#cache.delete(hash);
+    if (revoked) this.#cache.delete(token);
   }
 
   /** Drops cached validations of one client's tokens (after its secret rotates or it is deleted). */

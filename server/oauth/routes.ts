@@ -75,6 +75,24 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
     return c.body(null, 200);
   });
 
+  app.post("/introspect", limit, async (c) => {
+    const form = await readOAuthForm(c);
+    const creds = readClientCredentials(c.req.header("Authorization"), form);
+    const client = await authenticateClient(deps.sql, creds);
+    if (!form.token) throw new OAuthError(400, "invalid_request", "token is required");
+    c.header("Cache-Control", "no-store");
+    const info = await deps.auth.introspect(form.token, client);
+    if (!info) return c.json({ active: false });
+    return c.json({
+      active: true,
+      scope: info.scopes.join(" "),
+      client_id: info.clientId,
+      token_type: "Bearer",
+      exp: Math.floor(info.expiresAt.getTime() / 1000),
+      iat: Math.floor(info.issuedAt.getTime() / 1000),
+    });
+  });
+
   return app;
 }
 
@@ -87,10 +105,12 @@ export function oauthMetadata(deps: Deps): Hono<AppEnv> {
       issuer: origin,
       token_endpoint: `${origin}/api/v1/oauth2/token`,
       revocation_endpoint: `${origin}/api/v1/oauth2/revoke`,
+      introspection_endpoint: `${origin}/api/v1/oauth2/introspect`,
       grant_types_supported: ["client_credentials"],
       response_types_supported: [],
       token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
       revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
       scopes_supported: [...SCOPES],
     });
   });

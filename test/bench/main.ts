@@ -3,6 +3,8 @@
  * Hono hello-world measured in the same run. Writes test/bench/results/<date>.md.
  */
 import postgres from "postgres";
+import { signPayload } from "../../server/launch/signed_request.ts";
+import { launchPayload } from "../helpers/payload.ts";
 import { parseWrk, renderTable, type WrkResult } from "./wrk.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -115,13 +117,37 @@ try {
   const bearerLua = `${tmp}/bearer.lua`;
   await Deno.writeTextFile(bearerLua, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
 
+  // One launched session to read back through the REST API.
+  const appRes = await fetch(`${base}/api/v1/admin/apps`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ appName: "bench", name: "Bench", authType: "signed_request" }),
+  });
+  const app = await appRes.json();
+  const launched = await fetch(`${base}/portal/api/auth/app/bench`, {
+    method: "POST",
+    headers: { Accept: "application/json" },
+    body: new URLSearchParams({
+      signed_request: await signPayload(
+        JSON.stringify(launchPayload({ deviceComputer: { name: "PC", serial: "S1" } })),
+        app.apiKey,
+      ),
+    }),
+  });
+  const { sessionId } = await launched.json();
+
   results.push(await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64));
   results.push(await wrk("token issuance", `${base}/api/v1/oauth2/token`, 16, tokenLua));
   results.push(
     await wrk("bearer GET field-settings", `${base}/api/v1/admin/field-settings`, 64, bearerLua),
   );
 
+  results.push(
+    await wrk("GET /api/v1/sessions/:id", `${base}/api/v1/sessions/${sessionId}`, 64, bearerLua),
+  );
+
   const table = renderTable(results, {
+    "GET /api/v1/sessions/:id": ["hello-world", "hello-world"],
     "bearer GET field-settings": ["hello-world", "hello-world"],
     "token issuance": ["hello-world", "hello-world"],
   });

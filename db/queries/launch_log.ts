@@ -1,0 +1,55 @@
+/** SQL of the launch audit log (read side). */
+import type { Sql } from "../mod.ts";
+
+/** One launch attempt. */
+export interface LaunchLogRow {
+  id: number;
+  appName: string;
+  outcome: string;
+  message: string | null;
+  agentId: number | null;
+  sessionId: number | null;
+  clientAddress: string | null;
+  userAgent: string | null;
+  payload: unknown;
+  view: unknown;
+  createdAt: Date;
+}
+
+/** Filters of the launch log; `beforeId` is the keyset (newest first). */
+export interface LaunchLogFilter {
+  app?: string;
+  outcome?: string;
+  since?: Date;
+  beforeId?: number;
+}
+
+/** A page of launch attempts, newest first. */
+export async function listLaunches(
+  sql: Sql,
+  f: LaunchLogFilter,
+  limit: number,
+): Promise<LaunchLogRow[]> {
+  return await sql<LaunchLogRow[]>`
+    select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
+      payload, view, created_at
+    from launches
+    where true
+      ${f.app ? sql`and lower(app_name) = lower(${f.app})` : sql``}
+      ${f.outcome ? sql`and outcome = ${f.outcome}` : sql``}
+      ${f.since ? sql`and created_at >= ${f.since}` : sql``}
+      ${f.beforeId !== undefined ? sql`and id < ${f.beforeId}` : sql``}
+    order by id desc
+    limit ${limit}
+  `;
+}
+
+/** One launch attempt, or null. */
+export async function launchById(sql: Sql, id: number): Promise<LaunchLogRow | null> {
+  const [row] = await sql<LaunchLogRow[]>`
+    select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
+      payload, view, created_at
+    from launches where id = ${id}
+  `;
+  return row ?? null;
+}

@@ -1,0 +1,160 @@
+/** SQL of the session resource: one query builds a whole session, for one or for a page. */
+import { jsonb, type Sql, type Tx } from "../mod.ts";
+
+/** A session with everything the API and the portal show about it. */
+export interface SessionRow {
+  id: number;
+  status: "open" | "closed";
+  externalReference: string | null;
+  referenceId: string | null;
+  target: "standard" | "embedded" | "seesupport";
+  appId: number | null;
+  assignee: {
+    id: number;
+    externalId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+  } | null;
+  customer: {
+    id: number;
+    externalId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+    phone1: string | null;
+    phone2: string | null;
+    otherPhone: string | null;
+  };
+  customFields: Record<string, string | number | boolean>;
+  devices: { id: number; kind: "computer" | "mobile"; properties: Record<string, unknown> }[];
+  pathRuns: { pathUid: string; title: string; ranAt: string; agentId: number | null }[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Filters of the session list. */
+export interface SessionFilter {
+  status?: "open" | "closed";
+  externalReference?: string;
+  referenceId?: string;
+  customerExternalId?: string;
+  assigneeId?: number;
+  updatedSince?: Date;
+  /** Keyset: only sessions with a smaller id (the list runs newest first). */
+  beforeId?: number;
+}
+
+function sessionColumns(sql: Sql | Tx) {
+  return sql`
+    s.id, s.status, s.external_reference, s.reference_id, s.target, s.app_id,
+    s.created_at, s.updated_at,
+    (select json_build_object('id', u.id, 'externalId', u.external_id, 'email', u.email,
+        'firstName', u.first_name, 'lastName', u.last_name)
+      from users u where u.id = s.assignee_id) as assignee,
+    json_build_object('id', c.id, 'externalId', c.external_id, 'email', c.email,
+      'firstName', c.first_name, 'lastName', c.last_name, 'phone1', c.phone1,
+      'phone2', c.phone2, 'otherPhone', c.other_phone) as customer,
+    coalesce((select json_object_agg(f.name, f.value order by f.name)
+      from session_custom_fields f where f.session_id = s.id), '{}') as custom_fields,
+    coalesce((select json_agg(json_build_object('id', d.id, 'kind', d.kind,
+        'properties', d.properties) order by d.id)
+      from devices d where d.session_id = s.id), '[]') as devices,
+    coalesce((select json_agg(json_build_object('pathUid', r.path_uid, 'title', p.title,
+        'ranAt', api_time(r.ran_at), 'agentId', r.agent_id) order by r.ran_at, r.id)
+      from path_runs r join paths p on p.uid = r.path_uid where r.session_id = s.id), '[]')
+      as path_runs
+  `;
+}
+
+/** One session, or null. */
+export async function sessionById(sql: Sql | Tx, id: number): Promise<SessionRow | null> {
+  const [row] = await sql<SessionRow[]>`
+    select ${sessionColumns(sql)}
+    from sessions s join customers c on c.id = s.customer_id
+    where s.id = ${id}
+  `;
+  return row ?? null;
+}
+
+/** A page of sessions matching the filter, newest first. */
+export async function listSessions(
+  sql: Sql,
+  f: SessionFilter,
+  limit: number,
+): Promise<SessionRow[]> {
+  return await sql<SessionRow[]>`
+    select ${sessionColumns(sql)}
+    from sessions s join customers c on c.id = s.customer_id
+    where true
+      ${f.status ? sql`and s.status = ${f.status}` : sql``}
+      ${f.externalReference ? sql`and s.external_reference = ${f.externalReference}` : sql``}
+      ${f.referenceId ? sql`and s.reference_id = ${f.referenceId}` : sql``}
+      ${f.customerExternalId ? sql`and c.external_id = ${f.customerExternalId}` : sql``}
+      ${f.assigneeId !== undefined ? sql`and s.assignee_id = ${f.assigneeId}` : sql``}
+      ${f.updatedSince ? sql`and s.updated_at >= ${f.updatedSince}` : sql``}
+      ${f.beforeId !== undefined ? sql`and s.id < ${f.beforeId}` : sql``}
+    order by s.id desc
+    limit ${limit}
+  `;
+}
+
+/** What a session change must check first, read in one round trip (the session is locked). */
+export interface ChangeLookups {
+  session: { id: number; status: "open" | "closed"; assigneeId: number | null } | null;
+  knownCustomFields: string[];
+  assignee: { id: number; role: string } | null;
+}
+
+/** Locks the session and reads what a change needs. */
+export async function changeLookups(
+  tx: Tx,
+  q: { sessionId: number; customFields: string[]; assigneeId: number | null },
+): Promise<ChangeLookups> {
+  const [row] = await tx`
+    select
+      (select json_build_object('id', id, 'status', status, 'assigneeId', assignee_id)
+        from sessions where id = ${q.sessionId} for update) as session,
+      array(select name from custom_field_definitions
+        where name = any(${q.customFields}::text[])) as known_custom_fields,
+      (select json_build_object('id', id, 'role', role) from users
+        where id = ${q.assigneeId}) as assignee
+  `;
+  return {
+    session: row.session,
+    knownCustomFields: row.knownCustomFields,
+    assignee: row.assignee,
+  };
+}
+
+/** Applies a change: status, assignee (null unassigns), custom fields (null removes one). */
+export async function applySessionChange(
+  tx: Tx,
+  c: {
+    sessionId: number;
+    status?: "open" | "closed";
+    assigneeId?: number | null;
+    setFields: Record<string, string | number | boolean>;
+    removeFields: string[];
+  },
+): Promise<void> {
+  await tx`
+    with removed as (
+      delete from session_custom_fields
+      where session_id = ${c.sessionId} and name = any(${c.removeFields}::text[])
+      returning 1
+    ),
+    written as (
+      insert into session_custom_fields (session_id, name, value)
+      select ${c.sessionId}, key, value from jsonb_each(${jsonb(tx, c.setFields)}::jsonb)
+      on conflict (session_id, name) do update set value = excluded.value, updated_at = now()
+      returning 1
+    )
+    update sessions set
+      status = coalesce(${c.status ?? null}, status),
+      assignee_id = case when ${c.assigneeId !== undefined} then ${c.assigneeId ?? null}::bigint
+        else assignee_id end,
+      updated_at = now()
+    where id = ${c.sessionId}
+  `;
+}

@@ -1,0 +1,379 @@
+/**
+ * The API reference page at /api/v1/docs, rendered on the server from the OpenAPI document: every
+ * operation with its parameters, body, responses and scopes, and a "Try it" form per operation
+ * run by a small script the service serves itself (works with no internet).
+ */
+import { raw } from "hono/html";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Where the service serves the page's script (outside /api/v1, which holds only API routes). */
+export const DOCS_SCRIPT_PATH = "/assets/api-docs.js";
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** Resolves a local `$ref` (#/components/schemas/Name). */
+function deref(doc: Json, schema: Json): Json {
+  let s = schema;
+  for (let i = 0; s?.$ref && i < 20; i++) {
+    s = s.$ref.split("/").slice(1).reduce((o: Json, k: string) => o?.[k], doc);
+  }
+  return s ?? {};
+}
+
+/** An example value for a schema: its example, else one built from its parts. */
+export function exampleOf(doc: Json, schema: Json, depth = 0): unknown {
+  const s = deref(doc, schema);
+  if (s.example !== undefined) return s.example;
+  if (s.examples?.length) return s.examples[0];
+  if (s.default !== undefined) return s.default;
+  if (depth > 6) return null;
+  if (s.const !== undefined) return s.const;
+  if (s.enum) return s.enum[0];
+  const variants = s.anyOf ?? s.oneOf;
+  if (variants) return exampleOf(doc, variants.find((v: Json) => v.type !== "null") ?? {}, depth);
+  if (s.allOf) return exampleOf(doc, s.allOf[0], depth);
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== "null") : s.type;
+  if (type === "object" || s.properties) {
+    const out: Record<string, unknown> = {};
+    for (const [name, prop] of Object.entries(s.properties ?? {})) {
+      out[name] = exampleOf(doc, prop, depth + 1);
+    }
+    return out;
+  }
+  if (type === "array") return [exampleOf(doc, s.items ?? {}, depth + 1)];
+  if (type === "integer" || type === "number") return 0;
+  if (type === "boolean") return true;
+  if (type === "string") return s.format === "date-time" ? "2026-11-22T09:30:00Z" : "string";
+  return null;
+}
+
+/** A short type label for a schema (`Session`, `string`, `array of Customer`). */
+function typeLabel(doc: Json, schema: Json): string {
+  if (!schema) return "";
+  if (schema.$ref) return schema.$ref.split("/").pop();
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants) return variants.map((v: Json) => typeLabel(doc, v)).join(" | ");
+  if (schema.enum) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
+  const type = Array.isArray(schema.type) ? schema.type.join(" | ") : schema.type ?? "any";
+  if (type === "array") return `array of ${typeLabel(doc, schema.items)}`;
+  return type;
+}
+
+function anchor(method: string, path: string): string {
+  return `${method}-${path}`.replace(/[^A-Za-z0-9]+/g, "-").replace(/-+$/, "");
+}
+
+function SchemaTable(props: { doc: Json; schema: Json }) {
+  const s = deref(props.doc, props.schema);
+  const props_ = Object.entries(s.properties ?? {}) as [string, Json][];
+  if (!props_.length) return <code>{typeLabel(props.doc, props.schema)}</code>;
+  const required: string[] = s.required ?? [];
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Field</th>
+          <th>Type</th>
+          <th>Notes</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props_.map(([name, p]) => (
+          <tr>
+            <td>
+              <code>{name}</code>
+              {required.includes(name) ? " *" : ""}
+            </td>
+            <td>{typeLabel(props.doc, p)}</td>
+            <td>{deref(props.doc, p).description ?? ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Operation(props: { doc: Json; method: string; path: string; op: Json }) {
+  const { doc, method, path, op } = props;
+  const params: Json[] = op.parameters ?? [];
+  const content = op.requestBody?.content ?? {};
+  const bodyType = Object.keys(content)[0];
+  const bodySchema = bodyType ? content[bodyType].schema : null;
+  const example = bodySchema ? exampleOf(doc, bodySchema) : null;
+  const bodyText = bodyType === "application/x-www-form-urlencoded"
+    ? new URLSearchParams(
+      Object.entries((example ?? {}) as Record<string, unknown>)
+        .filter(([, v]) => v !== "string")
+        .map(([k, v]) => [k, String(v)]),
+    ).toString()
+    : example === null
+    ? ""
+    : JSON.stringify(example, null, 2);
+  const scopes: string[] = (op.security ?? []).flatMap((r: Json) => r.oauth2 ?? []);
+  return (
+    <section class="op" id={anchor(method, path)}>
+      <h3>
+        <span class={`m m-${method}`}>{method.toUpperCase()}</span> <code>{path}</code>
+      </h3>
+      <p>{op.summary}</p>
+      {op.description ? <p class="desc">{op.description}</p> : null}
+      {scopes.length
+        ? (
+          <p>
+            Bearer token with scope <code>{scopes.join(" ")}</code>
+          </p>
+        )
+        : null}
+      {params.length
+        ? (
+          <table>
+            <thead>
+              <tr>
+                <th>Parameter</th>
+                <th>In</th>
+                <th>Type</th>
+                <th>Notes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {params.map((p) => (
+                <tr>
+                  <td>
+                    <code>{p.name}</code>
+                    {p.required ? " *" : ""}
+                  </td>
+                  <td>{p.in}</td>
+                  <td>{typeLabel(doc, p.schema)}</td>
+                  <td>{p.description ?? p.schema?.description ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : null}
+      {bodySchema
+        ? (
+          <details>
+            <summary>
+              Body (<code>{bodyType}</code>)
+            </summary>
+            <SchemaTable doc={doc} schema={bodySchema} />
+          </details>
+        )
+        : null}
+      <details>
+        <summary>Responses</summary>
+        <ul>
+          {Object.entries(op.responses ?? {}).map(([status, r]: [string, Json]) => {
+            const schema = r.content?.["application/json"]?.schema;
+            return (
+              <li>
+                <b>{status}</b> {r.description}
+                {schema
+                  ? (
+                    <>
+                      : <code>{typeLabel(doc, schema)}</code>
+                    </>
+                  )
+                  : null}
+              </li>
+            );
+          })}
+        </ul>
+      </details>
+      <form
+        class="try"
+        data-method={method.toUpperCase()}
+        data-path={path}
+        data-body-type={bodyType ?? ""}
+        data-auth={scopes.length ? "bearer" : "client"}
+      >
+        <fieldset>
+          <legend>Try it</legend>
+          {params.map((p) => (
+            <label>
+              {p.name} ({p.in})
+              <input
+                name={p.name}
+                data-in={p.in}
+                required={p.required}
+                value={p.schema?.example !== undefined ? String(p.schema.example) : ""}
+              />
+            </label>
+          ))}
+          {bodyType
+            ? (
+              <label>
+                Body
+                <textarea name="__body" rows={Math.min(12, bodyText.split("\n").length + 1)}>
+                  {bodyText}
+                </textarea>
+              </label>
+            )
+            : null}
+          <button type="submit">Send</button>
+          <output aria-live="polite"></output>
+        </fieldset>
+      </form>
+    </section>
+  );
+}
+
+/** The reference page for `doc`. */
+export function docsPage(doc: Json): string {
+  const ops: { tag: string; method: string; path: string; op: Json }[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Json][]) {
+    for (const method of METHODS) {
+      if (item[method]) {
+        ops.push({ tag: item[method].tags?.[0] ?? "Other", method, path, op: item[method] });
+      }
+    }
+  }
+  const tags = [...new Set(ops.map((o) => o.tag))];
+  const server = doc.servers?.[0]?.url ?? "";
+  const page = (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{doc.info.title} reference</title>
+        <style>{raw(STYLE)}</style>
+      </head>
+      <body data-server={server}>
+        <nav aria-label="Operations">
+          <h1>{doc.info.title}</h1>
+          <p>
+            v{doc.info.version} · <a href="openapi.json">openapi.json</a>
+          </p>
+          {tags.map((tag) => (
+            <>
+              <h2>{tag}</h2>
+              <ul>
+                {ops.filter((o) => o.tag === tag).map((o) => (
+                  <li>
+                    <a href={`#${anchor(o.method, o.path)}`}>
+                      <span class={`m m-${o.method}`}>{o.method.toUpperCase()}</span> {o.path}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ))}
+        </nav>
+        <main>
+          <p class="desc">{doc.info.description}</p>
+          <p>
+            Base URL: <code>{server}</code>
+          </p>
+          <form id="auth" class="auth">
+            <fieldset>
+              <legend>Credentials for "Try it"</legend>
+              <label>
+                client_id <input name="client_id" autocomplete="username" />
+              </label>
+              <label>
+                client_secret <input name="client_secret" type="password" autocomplete="off" />
+              </label>
+              <button type="submit">Get a token</button>
+              <label>
+                Bearer token <input name="token" autocomplete="off" />
+              </label>
+              <output aria-live="polite"></output>
+            </fieldset>
+          </form>
+          {tags.map((tag) => (
+            <>
+              <h2>{tag}</h2>
+              {ops.filter((o) => o.tag === tag).map((o) => (
+                <Operation doc={doc} method={o.method} path={o.path} op={o.op} />
+              ))}
+            </>
+          ))}
+        </main>
+        <script src={DOCS_SCRIPT_PATH} defer></script>
+      </body>
+    </html>
+  );
+  return "<!doctype html>" + page.toString();
+}
+
+const STYLE = "body{font-family:system-ui,sans-serif;margin:0;display:flex;color:#1f2933}" +
+  "nav{width:19rem;flex:none;height:100vh;overflow:auto;position:sticky;top:0;" +
+  "background:#f5f7fa;padding:1rem;box-sizing:border-box;font-size:.9rem}" +
+  "nav ul{list-style:none;padding:0}nav li{margin:.2rem 0}nav a{text-decoration:none}" +
+  "main{padding:1rem 2rem;max-width:60rem}h1{font-size:1.2rem}.op{border-top:1px solid #d9e2ec;" +
+  "padding:.5rem 0}.m{display:inline-block;min-width:3.5rem;font-size:.75rem;font-weight:bold;" +
+  "text-align:center;border-radius:3px;color:#fff;background:#486581}.m-get{background:#2f855a}" +
+  ".m-post{background:#2b6cb0}.m-patch,.m-put{background:#b7791f}.m-delete{background:#c53030}" +
+  "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #d9e2ec;padding:.2rem .5rem;" +
+  "text-align:left;vertical-align:top}fieldset{border:1px solid #d9e2ec;margin:.5rem 0}" +
+  "label{display:block;margin:.3rem 0}input{width:20rem}textarea{width:100%;font-family:monospace}" +
+  "output{display:block;white-space:pre-wrap;font-family:monospace;max-height:24rem;overflow:auto}" +
+  ".desc{color:#52606d}";
+
+/** The page's script: "Get a token" and the "Try it" forms (plain fetch, same origin). */
+export const DOCS_SCRIPT = `"use strict";
+(function () {
+  var server = document.body.dataset.server;
+  var auth = document.getElementById("auth");
+  function creds() {
+    return { id: auth.elements.client_id.value, secret: auth.elements.client_secret.value };
+  }
+  function show(out, res, text) {
+    var head = res.status + " " + res.statusText + "\\n";
+    try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* not JSON */ }
+    out.textContent = head + text;
+  }
+  auth.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var c = creds();
+    var out = auth.querySelector("output");
+    fetch(server + "/oauth2/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "client_credentials", client_id: c.id,
+        client_secret: c.secret })
+    }).then(function (res) {
+      return res.text().then(function (text) {
+        if (res.ok) auth.elements.token.value = JSON.parse(text).access_token;
+        show(out, res, text);
+      });
+    }, function (err) { out.textContent = String(err); });
+  });
+  document.querySelectorAll("form.try").forEach(function (form) {
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var path = form.dataset.path;
+      var query = new URLSearchParams();
+      form.querySelectorAll("input[data-in]").forEach(function (input) {
+        if (input.dataset.in === "path") {
+          path = path.replace("{" + input.name + "}", encodeURIComponent(input.value));
+        } else if (input.value !== "") query.set(input.name, input.value);
+      });
+      var headers = {};
+      var init = { method: form.dataset.method, headers: headers };
+      var bodyType = form.dataset.bodyType;
+      if (bodyType) {
+        headers["Content-Type"] = bodyType;
+        init.body = form.elements.__body.value;
+      }
+      if (form.dataset.auth === "bearer") {
+        headers.Authorization = "Bearer " + auth.elements.token.value;
+      } else {
+        var c = creds();
+        var body = new URLSearchParams(init.body || "");
+        if (!body.has("client_id")) body.set("client_id", c.id);
+        if (!body.has("client_secret")) body.set("client_secret", c.secret);
+        init.body = body.toString();
+      }
+      var out = form.querySelector("output");
+      var qs = query.toString();
+      fetch(server + path + (qs ? "?" + qs : ""), init).then(function (res) {
+        return res.text().then(function (text) { show(out, res, text); });
+      }, function (err) { out.textContent = String(err); });
+    });
+  });
+})();
+`;

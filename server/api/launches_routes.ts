@@ -1,0 +1,72 @@
+/** REST: /api/v1/launches, the launch audit log (scope admin). */
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { launchById, listLaunches } from "../../db/queries/launch_log.ts";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { AppError } from "../errors.ts";
+import { requireScope } from "../oauth/bearer.ts";
+import { jsonWithEtag } from "./etag.ts";
+import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
+import { decodeCursor, page } from "./paging.ts";
+import { IdParam, LaunchListQuery, LaunchSchema, pageOf } from "./schemas.ts";
+import { launchView } from "./views.ts";
+
+/** Builds the launches sub-app. */
+export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const admin = requireScope(deps.auth, "admin");
+  const tags = ["Launches"];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "The launch audit log, newest first",
+      description: "One record per launch attempt: app, outcome (ok or the error code), agent, " +
+        "session, client address, user agent and the decoded payload.",
+      security: security("admin"),
+      middleware: [admin] as const,
+      request: { query: LaunchListQuery },
+      responses: {
+        200: jsonResponse(pageOf(LaunchSchema, "LaunchPage"), "A page of launch attempts"),
+        ...errorResponses("admin", false),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const rows = await listLaunches(deps.sql, {
+        app: q.app,
+        outcome: q.outcome,
+        since: q.since ? new Date(q.since) : undefined,
+        beforeId: decodeCursor(q.cursor),
+      }, q.limit + 1);
+      c.header("Cache-Control", "no-store");
+      return c.json(page(rows, q.limit, launchView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "One launch attempt",
+      security: security("admin"),
+      middleware: [admin] as const,
+      request: { params: IdParam },
+      responses: {
+        200: jsonResponse(LaunchSchema, "The launch attempt"),
+        304: { description: "Not modified (If-None-Match matched the ETag)" },
+        ...errorResponses("admin"),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const row = await launchById(deps.sql, id);
+      if (!row) throw new AppError(404, "launch_not_found", `Launch ${id} not found`);
+      return jsonWithEtag(c, launchView(row));
+    },
+  );
+  return app;
+}

@@ -1,0 +1,114 @@
+/** REST: /api/v1/sessions (read with sessions:read, change with sessions:write). */
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { listSessions, sessionById } from "../../db/queries/sessions.ts";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { AppError } from "../errors.ts";
+import { requireScope } from "../oauth/bearer.ts";
+import { changeSession } from "../sessions/changes.ts";
+import { jsonWithEtag } from "./etag.ts";
+import {
+  errorResponses,
+  ErrorSchema,
+  jsonBody,
+  jsonResponse,
+  security,
+  validationHook,
+} from "./openapi_shared.ts";
+import { decodeCursor, page } from "./paging.ts";
+import { IdParam, pageOf, SessionListQuery, SessionPatchSchema, SessionSchema } from "./schemas.ts";
+import { sessionView } from "./views.ts";
+
+const tags = ["Sessions"];
+
+/** Builds the sessions sub-app. */
+export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const read = requireScope(deps.auth, "sessions:read");
+  const write = requireScope(deps.auth, "sessions:write");
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Read a session",
+      description: "Answers an ETag; send it back in If-None-Match to get 304 when unchanged.",
+      security: security("sessions:read"),
+      middleware: [read] as const,
+      request: { params: IdParam },
+      responses: {
+        200: jsonResponse(SessionSchema, "The session"),
+        304: { description: "Not modified (If-None-Match matched the ETag)" },
+        ...errorResponses("sessions:read"),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const row = await sessionById(deps.sql, id);
+      if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      return jsonWithEtag(c, sessionView(row));
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List sessions, newest first",
+      description: "Keyset pagination: pass nextCursor as cursor. Sessions created while you " +
+        "page never cause duplicates or skipped items.",
+      security: security("sessions:read"),
+      middleware: [read] as const,
+      request: { query: SessionListQuery },
+      responses: {
+        200: jsonResponse(pageOf(SessionSchema, "SessionPage"), "A page of sessions"),
+        ...errorResponses("sessions:read", false),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const rows = await listSessions(deps.sql, {
+        status: q.status,
+        externalReference: q.externalReference,
+        referenceId: q.referenceId,
+        customerExternalId: q.customerExternalId,
+        assigneeId: q.assigneeId,
+        updatedSince: q.updatedSince ? new Date(q.updatedSince) : undefined,
+        beforeId: decodeCursor(q.cursor),
+      }, q.limit + 1);
+      c.header("Cache-Control", "no-store");
+      return c.json(page(rows, q.limit, sessionView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Change a session's status, assignee or custom fields",
+      description: "The portal's rules: custom fields must be configured (null removes one); " +
+        "the assignee must be an agent (null unassigns).",
+      security: security("sessions:write"),
+      middleware: [write] as const,
+      request: { params: IdParam, ...jsonBody(SessionPatchSchema) },
+      responses: {
+        200: jsonResponse(SessionSchema, "The changed session"),
+        ...errorResponses("sessions:write"),
+        415: jsonResponse(ErrorSchema, "The body is not application/json"),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      await changeSession(deps, id, c.req.valid("json"));
+      const row = await sessionById(deps.sql, id);
+      if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      c.header("Cache-Control", "no-store");
+      return c.json(sessionView(row), 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,71 @@
+/**
+ * Everything under /api/v1: OAuth 2.0, the REST resources, the admin API, and the OpenAPI 3.1
+ * document generated from the same zod schemas that validate the requests, with its reference
+ * page.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { adminApiRoutes } from "../admin/api_routes.ts";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { documentOAuth } from "../oauth/openapi.ts";
+import { oauthRoutes } from "../oauth/routes.ts";
+import { publicOrigin } from "../public_origin.ts";
+import { docsPage } from "./docs_page.tsx";
+import { launchLogRoutes } from "./launches_routes.ts";
+import { validationHook } from "./openapi_shared.ts";
+import { agentRoutes, customerRoutes } from "./people_routes.ts";
+import { sessionRoutes } from "./sessions_routes.ts";
+
+/** Version of the API the document describes. */
+export const API_VERSION = "1.0.0";
+
+/** The OpenAPI 3.1 document of `v1` served at `origin`. */
+export function openApiDocument(v1: OpenAPIHono<AppEnv>, origin: string) {
+  return v1.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Portal Launcher API",
+      version: API_VERSION,
+      description: "REST API v1 of Portal Launcher: bearer tokens from the client-credentials " +
+        "grant, sessions, customers, agents, the launch log and the admin API. JSON bodies are " +
+        "camelCase; errors are {message, errors?: [{path, message}]}.",
+    },
+    servers: [{ url: `${origin}/api/v1` }],
+  });
+}
+
+/** Builds the /api/v1 sub-app. */
+export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
+  const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  v1.route("/oauth2", oauthRoutes(deps));
+  documentOAuth(v1.openAPIRegistry);
+  v1.route("/sessions", sessionRoutes(deps));
+  v1.route("/customers", customerRoutes(deps));
+  v1.route("/agents", agentRoutes(deps));
+  v1.route("/launches", launchLogRoutes(deps));
+  v1.route("/admin", adminApiRoutes(deps));
+
+  v1.get("/openapi.json", (c) => {
+    c.header("Access-Control-Allow-Origin", "*");
+    return c.json(openApiDocument(v1, publicOrigin(deps.config, c)));
+  });
+  v1.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/openapi.json",
+    tags: ["Reference"],
+    summary: "This OpenAPI 3.1 document",
+    responses: { 200: { description: "The document (CORS: any origin)" } },
+  });
+  v1.get("/docs", (c) => {
+    c.header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'");
+    return c.html(docsPage(openApiDocument(v1, publicOrigin(deps.config, c))));
+  });
+  v1.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/docs",
+    tags: ["Reference"],
+    summary: "The interactive API reference page (HTML, works offline)",
+    responses: { 200: { description: "The page" } },
+  });
+  return v1;
+}

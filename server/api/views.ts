@@ -1,0 +1,49 @@
+/** Database rows as the REST API shows them (ISO times, camelCase, nothing internal). */
+import type { LaunchLogRow } from "../../db/queries/launch_log.ts";
+import type { AgentRow, CustomerRow } from "../../db/queries/people.ts";
+import type { SessionRow } from "../../db/queries/sessions.ts";
+
+/** A session as the API shows it. */
+export function sessionView(row: SessionRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    externalReference: row.externalReference,
+    referenceId: row.referenceId,
+    target: row.target,
+    assignee: row.assignee,
+    customer: row.customer,
+    customFields: row.customFields,
+    devices: row.devices,
+    pathRuns: row.pathRuns,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** A customer as the API shows it. */
+export function customerView(row: CustomerRow) {
+  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+/** An agent as the API shows it. */
+export function agentView(row: AgentRow) {
+  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+/** A launch attempt as the API shows it. */
+export function launchView(row: LaunchLogRow) {
+  return {
+    id: row.id,
+    app: row.appName,
+    outcome: row.outcome,
+    message: row.message,
+    agentId: row.agentId,
+    sessionId: row.sessionId,
+    clientAddress: row.clientAddress,
+    userAgent: row.userAgent,
+    payload: row.payload ?? null,
+    view: row.view ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

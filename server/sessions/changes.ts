@@ -1,0 +1,66 @@
+/**
+ * Changing a session after it exists: status, assignee, custom fields. One set of rules for every
+ * caller (the REST API and the agent portal), applied in one transaction with the session locked.
+ */
+import { applySessionChange, changeLookups } from "../../db/queries/sessions.ts";
+import type { Tx } from "../../db/mod.ts";
+import type { Deps } from "../deps.ts";
+import { AppError, type FieldError } from "../errors.ts";
+
+/** A change; an absent key leaves that part as it is. */
+export interface SessionChange {
+  status?: "open" | "closed";
+  /** An agent's id, or null to unassign. */
+  assigneeId?: number | null;
+  /** Values to set; null removes the field from the session. */
+  customFields?: Record<string, string | number | boolean | null>;
+}
+
+/**
+ * Applies `change` to session `id`. 404 when there is no such session; 400 naming each custom
+ * field that is not configured and an assignee that is not an agent. Nothing is written then.
+ */
+export async function changeSession(deps: Deps, id: number, change: SessionChange): Promise<void> {
+  const fields = change.customFields ?? {};
+  await deps.sql.begin(async (tx: Tx) => {
+    const found = await changeLookups(tx, {
+      sessionId: id,
+      customFields: Object.keys(fields),
+      assigneeId: change.assigneeId ?? null,
+    });
+    if (!found.session) throw new AppError(404, "session_not_found", `Session ${id} not found`);
+    const errors: FieldError[] = [];
+    for (const name of Object.keys(fields)) {
+      if (!found.knownCustomFields.includes(name)) {
+        errors.push({
+          path: `customFields.${name}`,
+          message: "not configured in the custom-fields setup",
+        });
+      }
+    }
+    if (change.assigneeId != null && found.assignee?.role !== "agent") {
+      errors.push({
+        path: "assigneeId",
+        message: found.assignee
+          ? `user ${change.assigneeId} is an administrator, not an agent`
+          : `no agent has id ${change.assigneeId}`,
+      });
+    }
+    if (errors.length) {
+      throw new AppError(400, "invalid_change", "The session cannot be changed so", errors);
+    }
+    const setFields: Record<string, string | number | boolean> = {};
+    const removeFields: string[] = [];
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === null) removeFields.push(name);
+      else setFields[name] = value;
+    }
+    await applySessionChange(tx, {
+      sessionId: id,
+      status: change.status,
+      assigneeId: change.assigneeId,
+      setFields,
+      removeFields,
+    });
+  });
+}

@@ -1,0 +1,46 @@
+/** Launch helpers for integration tests: an app to launch through, and JSON launches. */
+import { signPayload } from "../../server/launch/signed_request.ts";
+import type { Json } from "./payload.ts";
+import type { TestService } from "./service.ts";
+
+/** An app created through the admin API, with its API key and API client. */
+export interface TestApp {
+  appName: string;
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Creates a signed_request app named `appName`. */
+export async function createTestApp(
+  svc: TestService,
+  adminToken: string,
+  appName = "crm",
+  extra: Json = {},
+): Promise<TestApp> {
+  const res = await svc.api("POST", "/api/v1/admin/apps", adminToken, {
+    appName,
+    name: appName.toUpperCase(),
+    authType: "signed_request",
+    ...extra,
+  });
+  if (res.status !== 201) throw new Error(`create app: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
+
+/** Launches `payload` with `Accept: application/json`; throws unless it succeeds. */
+export async function launchOk(
+  svc: TestService,
+  app: TestApp,
+  payload: Json,
+): Promise<{ sessionId: number; agentId: number; customerId: number; launchId: number }> {
+  const res = await svc.request(`/portal/api/auth/app/${app.appName}`, {
+    method: "POST",
+    headers: { Accept: "application/json" },
+    body: new URLSearchParams({
+      signed_request: await signPayload(JSON.stringify(payload), app.apiKey),
+    }),
+  });
+  if (res.status !== 200) throw new Error(`launch: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
