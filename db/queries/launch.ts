@@ -333,13 +333,19 @@ export async function planLookups(
   };
 }
 
+/** The agent a live portal login belongs to. */
+export interface PortalLoginRow {
+  userId: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  locale: string | null;
+}
+
 /** Finds the live portal login of a token hash. */
-export async function findPortalLogin(
-  tx: Tx,
-  tokenHash: string,
-): Promise<{ userId: number; email: string; firstName: string; lastName: string } | null> {
-  const [row] = await tx<{ userId: number; email: string; firstName: string; lastName: string }[]>`
-    select u.id as user_id, u.email, u.first_name, u.last_name
+export async function findPortalLogin(tx: Tx, tokenHash: string): Promise<PortalLoginRow | null> {
+  const [row] = await tx<PortalLoginRow[]>`
+    select u.id as user_id, u.email, u.first_name, u.last_name, u.locale
     from portal_logins l join users u on u.id = l.user_id
     where l.token_hash = ${tokenHash} and l.expires_at > now()
   `;

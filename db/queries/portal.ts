@@ -1,5 +1,5 @@
 /** SQL of the agent portal screens. */
-import type { Sql } from "../mod.ts";
+import { jsonb, type Sql, type Tx } from "../mod.ts";
 
 /** The view options of a launch and the frame ancestors of its app. */
 export interface LaunchView {
@@ -22,4 +22,166 @@ export async function findLaunchView(
       and l.outcome = 'ok'
   `;
   return row ?? null;
+}
+
+/** What the session screen shows beside the session: field settings and custom-field labels. */
+export interface ScreenSettings {
+  externalSessionId: boolean;
+  externalCustomerId: boolean;
+  labels: Record<string, string>;
+}
+
+/** Reads the field settings and the custom-field labels. */
+export async function screenSettings(sql: Sql): Promise<ScreenSettings> {
+  const [row] = await sql<ScreenSettings[]>`
+    select f.external_session_id, f.external_customer_id,
+      coalesce((select json_object_agg(name, label) from custom_field_definitions), '{}')
+        as labels
+    from field_settings f where f.id
+  `;
+  return row;
+}
+
+/** A published, live path for the portal. */
+export interface PortalPathRow {
+  uid: string;
+  categoryUid: string;
+  title: string;
+  tags: string[];
+  steps: { title: string; body: string }[];
+  translations: Record<string, { title: string; steps?: { title: string; body: string }[] }>;
+}
+
+/** Every published, live path of a live category, by title. */
+export async function publishedPaths(sql: Sql): Promise<PortalPathRow[]> {
+  return await sql<PortalPathRow[]>`
+    select p.uid::text, p.category_uid::text, p.title, p.tags, p.steps, p.translations
+    from paths p join path_categories c on c.uid = p.category_uid
+    where p.published and p.deleted_at is null and c.deleted_at is null
+    order by p.title, p.uid
+  `;
+}
+
+/** The agent's most recently run path uids, newest first, without repeats. */
+export async function recentPathUids(sql: Sql, agentId: number, limit: number): Promise<string[]> {
+  const rows = await sql<{ pathUid: string }[]>`
+    select path_uid::text from path_runs where agent_id = ${agentId}
+    group by path_uid order by max(ran_at) desc, path_uid limit ${limit}
+  `;
+  return rows.map((r) => r.pathUid);
+}
+
+/** Agents a session can be transferred to (all agents but `exceptId`), by name. */
+export async function transferTargets(
+  sql: Sql,
+  exceptId: number,
+): Promise<{ id: number; firstName: string; lastName: string; email: string }[]> {
+  return await sql`
+    select id, first_name, last_name, email from users
+    where role = 'agent' and id <> ${exceptId}
+    order by last_name, first_name, id limit 500
+  `;
+}
+
+/** The sessions assigned to an agent, newest first. */
+export async function sessionsOfAgent(
+  sql: Sql,
+  agentId: number,
+  limit: number,
+): Promise<
+  {
+    id: number;
+    status: string;
+    externalReference: string | null;
+    firstName: string;
+    lastName: string;
+    updatedAt: Date;
+  }[]
+> {
+  return await sql`
+    select s.id, s.status, s.external_reference, c.first_name, c.last_name, s.updated_at
+    from sessions s join customers c on c.id = s.customer_id
+    where s.assignee_id = ${agentId}
+    order by s.id desc limit ${limit}
+  `;
+}
+
+/** Records a path run. */
+export async function insertPathRun(
+  sql: Sql,
+  v: { sessionId: number; pathUid: string; agentId: number },
+): Promise<void> {
+  await sql`
+    insert into path_runs (session_id, path_uid, agent_id)
+    values (${v.sessionId}, ${v.pathUid}, ${v.agentId})
+  `;
+}
+
+/** Event kinds recorded on a session. */
+export type SessionEventKind =
+  | "status_changed"
+  | "assigned"
+  | "transferred"
+  | "remote_requested"
+  | "visual_support_started";
+
+/** Records an event on a session. */
+export async function insertSessionEvent(
+  tx: Sql | Tx,
+  v: { sessionId: number; kind: SessionEventKind; agentId: number | null; detail: unknown },
+): Promise<void> {
+  await tx`
+    insert into session_events (session_id, kind, agent_id, detail)
+    values (${v.sessionId}, ${v.kind}, ${v.agentId}, ${jsonb(tx as Tx, v.detail)})
+  `;
+}
+
+/** Records `kind` once per launch: false when this launch already recorded it. */
+export async function insertSessionEventOnce(
+  sql: Sql,
+  v: { sessionId: number; kind: SessionEventKind; agentId: number; launchId: number },
+): Promise<boolean> {
+  const rows = await sql`
+    insert into session_events (session_id, kind, agent_id, detail)
+    select ${v.sessionId}, ${v.kind}, ${v.agentId}, jsonb_build_object('launchId', ${v.launchId}::bigint)
+    where not exists (
+      select 1 from session_events where session_id = ${v.sessionId} and kind = ${v.kind}
+        and detail ->> 'launchId' = ${String(v.launchId)}
+    )
+    returning 1
+  `;
+  return rows.length > 0;
+}
+
+/** The events of a session, oldest first. */
+export async function sessionEvents(
+  sql: Sql,
+  sessionId: number,
+): Promise<{ kind: SessionEventKind; agentId: number | null; detail: unknown; createdAt: Date }[]> {
+  return await sql`
+    select kind, agent_id, detail, created_at from session_events
+    where session_id = ${sessionId} order by id
+  `;
+}
+
+/** An agent who may sign in with a password. */
+export async function agentForLogin(
+  sql: Sql,
+  email: string,
+): Promise<{ id: number; passwordHash: string | null } | null> {
+  const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
+    select id, password_hash from users where lower(email) = lower(${email}) and role = 'agent'
+  `;
+  return row ?? null;
+}
+
+/** Stores a portal login (the token's hash). */
+export async function insertPortalLogin(
+  sql: Sql,
+  v: { tokenHash: string; userId: number; expiresAt: Date },
+): Promise<void> {
+  await sql`
+    insert into portal_logins (token_hash, user_id, expires_at)
+    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt})
+  `;
 }

@@ -102,7 +102,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      await changeSession(deps, id, c.req.valid("json"));
+      await changeSession(deps, id, c.req.valid("json"), { agentId: null, via: "api" });
       const row = await sessionById(deps.sql, id);
       if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
       c.header("Cache-Control", "no-store");

@@ -2,9 +2,6 @@
 import { raw } from "hono/html";
 import type { AppError } from "../errors.ts";
 
-/** Name of the portal login cookie. */
-export const LOGIN_COOKIE = "portal_login";
-
 /** `frame-ancestors 'self' <origins>` for the app's allowed embedders. */
 export function frameAncestorsCsp(origins: string[]): string {
   return `frame-ancestors ${["'self'", ...origins].join(" ")}`;

@@ -2,7 +2,6 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getConnInfo } from "hono/deno";
 import { type AppRow, findAppByName } from "../../db/queries/apps.ts";
 import { insertFailedLaunch } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
@@ -13,7 +12,9 @@ import { publicOrigin } from "../public_origin.ts";
 import { planLaunch, PORTAL_LOGIN_HOURS, runLaunch } from "./flow.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
-import { errorPage, frameAncestorsCsp, LOGIN_COOKIE, originAllowed } from "./pages.tsx";
+import { clientAddress } from "../client_address.ts";
+import { loginCookie } from "../portal/auth.ts";
+import { errorPage, frameAncestorsCsp, originAllowed } from "./pages.tsx";
 
 /** Largest accepted launch body. */
 export const LAUNCH_BODY_LIMIT = 64 * 1024;
@@ -38,18 +39,6 @@ async function readSignedRequest(c: Context): Promise<string | undefined> {
     throw new AppError(400, "malformed_signed_request", "signed_request must be a text field");
   }
   return value;
-}
-
-function clientAddress(deps: Deps, c: Context): string | null {
-  if (deps.config.trustProxy) {
-    const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0].trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    return null;
-  }
 }
 
 async function signingKeys(deps: Deps, app: AppRow): Promise<string[]> {
@@ -93,13 +82,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
       });
-      const secure = "; Secure; SameSite=None; Partitioned";
-      c.header(
-        "Set-Cookie",
-        `${LOGIN_COOKIE}=${result.loginToken}; Path=${prefix}; Max-Age=${
-          PORTAL_LOGIN_HOURS * 3600
-        }; HttpOnly${secure}`,
-      );
+      c.header("Set-Cookie", loginCookie(prefix, result.loginToken, PORTAL_LOGIN_HOURS * 3600));
       const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${result.sessionId}` +
         `?launch=${result.launchId}`;
       if (wantsJson(c)) {

@@ -1,79 +1,397 @@
-/** The agent portal. For now: the session screen a launch lands on, behind the login cookie. */
-import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
-import { findPortalLogin } from "../../db/queries/launch.ts";
-import { findLaunchView } from "../../db/queries/portal.ts";
-import { sha256 } from "../crypto/hashing.ts";
+/**
+ * The agent portal, mounted at PORTAL_PREFIX: the session screen a launch lands on, its actions,
+ * the path runner, the agent's sessions and the password sign-in.
+ */
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import {
+  agentForLogin,
+  insertPathRun,
+  insertPortalLogin,
+  insertSessionEvent,
+  publishedPaths,
+  recentPathUids,
+  screenSettings,
+  sessionsOfAgent,
+  transferTargets,
+} from "../../db/queries/portal.ts";
+import { sessionById } from "../../db/queries/sessions.ts";
+import { clientAddress } from "../client_address.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
+import { sha256, verifyPassword } from "../crypto/hashing.ts";
+import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { frameAncestorsCsp, LOGIN_COOKIE } from "../launch/pages.tsx";
+import { AppError } from "../errors.ts";
+import { PORTAL_LOGIN_HOURS } from "../launch/flow.ts";
+import { frameAncestorsCsp } from "../launch/pages.tsx";
+import { type CatalogPath, pathsPanel, RECENT_LIMIT } from "../launch/paths.ts";
+import { contentLanguage } from "../launch/payload.ts";
+import { changeSession } from "../sessions/changes.ts";
+import {
+  csrfMatches,
+  currentAgent,
+  FailureLimiter,
+  loginCookie,
+  type PortalAgent,
+  safeNext,
+} from "./auth.ts";
+import { portalLanguage, type StringKey, translator } from "./i18n.ts";
+import {
+  loginPage,
+  messagePage,
+  type PageContext,
+  pathRunner,
+  remotePage,
+  sessionScreen,
+  sessionsPage,
+} from "./pages.tsx";
+import { requestRemoteConnection } from "./remote.ts";
+import { launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
+
+/** Failed sign-ins allowed per account, and per client address, in LOGIN_WINDOW_MS. */
+export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
+/** The failed sign-in window. */
+export const LOGIN_WINDOW_MS = 15 * 60_000;
+
+const SESSION_PATH = "/sessions/:id{[1-9][0-9]{0,14}}";
+const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}";
 
 /** Portal routes, mounted at PORTAL_PREFIX. */
 export function portalRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/sessions/:id{[0-9]+}", async (c) => {
-    const token = getCookie(c, LOGIN_COOKIE);
-    const agent = token ? await findPortalLogin(deps.sql, await sha256(token)) : null;
+  const prefix = deps.config.portalPrefix;
+  const byAccount = new FailureLimiter(LOGIN_LIMITS.perAccount, LOGIN_WINDOW_MS);
+  const byAddress = new FailureLimiter(LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+
+  app.use("*", async (c, next) => {
+    await next();
     c.header("Cache-Control", "no-store");
-    // Only the app the launch came from (and the portal itself) may frame the screen.
-    const launchId = Number(c.req.query("launch"));
-    const launch = agent && Number.isSafeInteger(launchId) && launchId > 0
-      ? await findLaunchView(deps.sql, {
-        launchId,
-        sessionId: Number(c.req.param("id")),
-        agentId: agent.userId,
-      })
-      : null;
-    c.header("Content-Security-Policy", frameAncestorsCsp(launch?.frameAncestors ?? []));
-    if (!agent) {
-      return c.html(
-        "<!doctype html>" +
-          (
-            <html lang="en">
-              <head>
-                <meta charset="utf-8" />
-                <title>Sign in required</title>
-              </head>
-              <body>
-                <main>
-                  <h1>Sign in required</h1>
-                  <p>Open this session from your application to sign in.</p>
-                </main>
-              </body>
-            </html>
-          ).toString(),
-        401,
-      );
+    if (!c.res.headers.has("Content-Security-Policy")) {
+      c.header("Content-Security-Policy", frameAncestorsCsp([]));
     }
-    const [session] = await deps.sql`
-      select s.id, s.status, s.external_reference, c.first_name, c.last_name
-      from sessions s join customers c on c.id = s.customer_id where s.id = ${c.req.param("id")}
-    `;
-    if (!session) return c.html("<!doctype html><p>Session not found</p>", 404);
+  });
+  app.use("*", bodyLimit({ maxSize: 16 * 1024 }));
+
+  /** The signed-in agent, or a redirect to the sign-in page that comes back here. */
+  async function agentOr(c: Context<AppEnv>): Promise<PortalAgent | Response> {
+    const agent = await currentAgent(deps, c);
+    if (agent) return agent;
+    const url = new URL(c.req.url);
+    const back = c.req.method === "GET" ? url.pathname + url.search : `${prefix}/sessions`;
+    return c.redirect(`${prefix}/login?next=${encodeURIComponent(back)}`, 303);
+  }
+
+  function pageContext(agent: PortalAgent, view: ScreenView): PageContext {
+    const language = portalLanguage(view.language);
+    return { t: translator(language), language, prefix, agent, view };
+  }
+
+  function sessionIdOf(c: Context<AppEnv>): number {
+    return Number(c.req.param("id"));
+  }
+
+  async function catalog(): Promise<CatalogPath[]> {
+    return await publishedPaths(deps.sql);
+  }
+
+  /** A message page in the agent's language. */
+  function message(
+    c: Context<AppEnv>,
+    agent: PortalAgent | null,
+    status: 400 | 403 | 404 | 409 | 429,
+    key: StringKey,
+  ) {
+    const language = portalLanguage(contentLanguage(agent?.locale));
+    const t = translator(language);
+    return c.html(messagePage(language, t(key), t(key)), status);
+  }
+
+  /** Renders the session screen. */
+  async function screen(c: Context<AppEnv>, agent: PortalAgent, notice: StringKey | null) {
+    const id = sessionIdOf(c);
+    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
+    const [session, settings, paths, recent, targets] = await Promise.all([
+      sessionById(deps.sql, id),
+      screenSettings(deps.sql),
+      catalog(),
+      recentPathUids(deps.sql, agent.userId, RECENT_LIMIT),
+      transferTargets(deps.sql, agent.userId),
+    ]);
+    if (!session) return message(c, agent, 404, "notFound");
+    const panel = pathsPanel({
+      paths: view.paths,
+      catalog: paths,
+      runsOnSession: session.pathRuns.length,
+      recentUids: recent,
+      query: c.req.query("q"),
+    });
+    const explicit = c.req.query("panel") !== undefined || c.req.query("q") !== undefined;
+    // Rule 10: a single path_uid launches that path, once, when the launch lands.
+    if (!explicit && panel.landing === "run" && panel.autoRunUid) {
+      const ran = session.pathRuns.some((r) => r.pathUid === panel.autoRunUid);
+      if (!ran && paths.some((p) => p.uid === panel.autoRunUid)) {
+        return c.redirect(
+          portalUrl(prefix, `/sessions/${id}/paths/${panel.autoRunUid}`, view.launchId),
+          303,
+        );
+      }
+    }
+    // Rule 2: remote with no search entries lands straight in the remote control view.
+    let mode: "list" | "remote" = "list";
+    if (!explicit && panel.landing === "remote" && view.launchId) {
+      mode = "remote";
+      await requestRemoteConnection(deps, {
+        sessionId: id,
+        agentId: agent.userId,
+        launchId: view.launchId,
+      });
+    }
+    const ctx = pageContext(agent, view);
+    return c.html(sessionScreen({
+      ...ctx,
+      session,
+      settings,
+      panel,
+      mode,
+      transferTargets: targets,
+      notice: notice ? ctx.t(notice) : null,
+    }));
+  }
+
+  app.get(SESSION_PATH, async (c) => {
+    const agent = await agentOr(c);
+    if (agent instanceof Response) return agent;
+    const done = c.req.query("done");
+    const notices: Record<string, StringKey> = {
+      visual: "visualSupportStarted",
+      remote: "remoteRequested",
+    };
+    return await screen(c, agent, done && done in notices ? notices[done] : null);
+  });
+
+  /** Reads a posted portal form: the agent, the CSRF check and the launch's view. */
+  async function postedForm(c: Context<AppEnv>) {
+    const agent = await currentAgent(deps, c);
+    if (!agent) throw new AppError(401, "login_required", "Sign in again");
+    const form = await c.req.parseBody();
+    if (!csrfMatches(agent, form.csrf)) {
+      return { refusal: message(c, agent, 403, "expired") };
+    }
+    const id = sessionIdOf(c);
+    const view = await resolveView(deps, agent, id, launchParam(form.launch));
+    return { agent, form, id, view };
+  }
+
+  function backToScreen(c: Context<AppEnv>, id: number, view: ScreenView, extra = {}) {
+    return c.redirect(portalUrl(prefix, `/sessions/${id}`, view.launchId, extra), 303);
+  }
+
+  /** Posts a session change if `allowed` for the launch; hidden controls are refused. */
+  function action(
+    path: string,
+    allowed: (view: ScreenView) => boolean,
+    run: (
+      p: { agent: PortalAgent; form: Record<string, unknown>; id: number; view: ScreenView },
+    ) => Promise<Record<string, string> | void>,
+  ) {
+    app.post(`${SESSION_PATH}${path}`, async (c) => {
+      const posted = await postedForm(c).catch((err) => {
+        if (err instanceof AppError && err.status === 401) return null;
+        throw err;
+      });
+      if (!posted) return c.redirect(`${prefix}/login`, 303);
+      if ("refusal" in posted) return posted.refusal!;
+      if (!allowed(posted.view)) return message(c, posted.agent, 403, "refused");
+      try {
+        const extra = await run(posted);
+        return backToScreen(c, posted.id, posted.view, extra ?? {});
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) {
+          return message(c, posted.agent, 404, "notFound");
+        }
+        throw err;
+      }
+    });
+  }
+
+  action("/status", (v) => v.showSessionStatusChange, async ({ agent, form, id }) => {
+    const status = form.status === "closed" ? "closed" : form.status === "open" ? "open" : null;
+    if (!status) throw new AppError(400, "invalid_status", "status must be open or closed");
+    await changeSession(deps, id, { status }, { agentId: agent.userId, via: "portal" });
+  });
+
+  action("/assign", (v) => v.showAssignToMeButton, async ({ agent, id }) => {
+    await changeSession(deps, id, { assigneeId: agent.userId }, {
+      agentId: agent.userId,
+      via: "portal",
+    });
+  });
+
+  action("/transfer", (v) => v.showSessionTransferButton, async ({ agent, form, id }) => {
+    const target = launchParam(form.agentId);
+    if (!target) throw new AppError(400, "invalid_agent", "Choose an agent");
+    await changeSession(deps, id, { assigneeId: target }, {
+      agentId: agent.userId,
+      via: "portal",
+    });
+  });
+
+  action("/visual-support", (v) => v.target === "seesupport", async ({ agent, id }) => {
+    await insertSessionEvent(deps.sql, {
+      sessionId: id,
+      kind: "visual_support_started",
+      agentId: agent.userId,
+      detail: {},
+    });
+    return { done: "visual", panel: "list" };
+  });
+
+  app.post(`${SESSION_PATH}/remote`, async (c) => {
+    const posted = await postedForm(c);
+    if ("refusal" in posted) return posted.refusal!;
+    const { agent, id, view } = posted;
+    // Rules 3 and 5: only a launch with remote true offers a remote connection.
+    if (!view.paths?.remote || !view.launchId) return message(c, agent, 403, "refused");
+    await requestRemoteConnection(deps, {
+      sessionId: id,
+      agentId: agent.userId,
+      launchId: view.launchId,
+      again: true,
+    });
+    return c.redirect(portalUrl(prefix, `/sessions/${id}/remote`, view.launchId), 303);
+  });
+
+  app.get(`${SESSION_PATH}/remote`, async (c) => {
+    const agent = await agentOr(c);
+    if (agent instanceof Response) return agent;
+    const id = sessionIdOf(c);
+    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
+    return c.html(remotePage(pageContext(agent, view), id));
+  });
+
+  app.get(`${SESSION_PATH}/paths/${PATH_UID}`, async (c) => {
+    const agent = await agentOr(c);
+    if (agent instanceof Response) return agent;
+    const id = sessionIdOf(c);
+    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
+    const path = (await catalog()).find((p) => p.uid === c.req.param("uid"));
+    const session = await sessionById(deps.sql, id);
+    if (!path || !session) return message(c, agent, 404, "notFound");
+    const step = Number(c.req.query("step") ?? "1");
+    return c.html(pathRunner(pageContext(agent, view), {
+      sessionId: id,
+      path,
+      step: Number.isSafeInteger(step) ? step : 1,
+      remoteButton: pathsPanel({
+        paths: view.paths,
+        catalog: [],
+        runsOnSession: 0,
+        recentUids: [],
+      }).remoteButton,
+    }));
+  });
+
+  app.post(`${SESSION_PATH}/paths/${PATH_UID}/done`, async (c) => {
+    const posted = await postedForm(c);
+    if ("refusal" in posted) return posted.refusal!;
+    const { agent, id, view } = posted;
+    const uid = c.req.param("uid")!;
+    const [path, session] = await Promise.all([
+      catalog().then((all) => all.find((p) => p.uid === uid)),
+      sessionById(deps.sql, id),
+    ]);
+    if (!path || !session) return message(c, agent, 404, "notFound");
+    await insertPathRun(deps.sql, { sessionId: id, pathUid: uid, agentId: agent.userId });
+    return backToScreen(c, id, view, { panel: "list" });
+  });
+
+  app.get("/sessions", async (c) => {
+    const agent = await agentOr(c);
+    if (agent instanceof Response) return agent;
+    const language = portalLanguage(contentLanguage(agent.locale));
+    const view: ScreenView = {
+      target: "standard",
+      paths: null,
+      showSessionStatusChange: true,
+      showAssignToMeButton: true,
+      showSessionTransferButton: true,
+      locale: agent.locale ?? "en",
+      language,
+      launchId: null,
+      frameAncestors: [],
+    };
     return c.html(
-      "<!doctype html>" +
-        (
-          <html lang="en">
-            <head>
-              <meta charset="utf-8" />
-              <title>Session {String(session.id)}</title>
-            </head>
-            <body>
-              <main>
-                <h1>Session {String(session.id)}</h1>
-                <p>
-                  Agent: {agent.firstName} {agent.lastName}
-                </p>
-                <p>
-                  Customer: {session.firstName} {session.lastName}
-                </p>
-                <p>Status: {session.status}</p>
-                <p>Reference: {session.externalReference}</p>
-              </main>
-            </body>
-          </html>
-        ).toString(),
+      sessionsPage(pageContext(agent, view), await sessionsOfAgent(deps.sql, agent.userId, 200)),
     );
   });
+
+  function loginForm(
+    c: Context<AppEnv>,
+    p: { next: string; email: string; error: StringKey | null; vars?: Record<string, string> },
+    status: 200 | 401 | 429 = 200,
+  ) {
+    const language = portalLanguage(
+      contentLanguage(c.req.header("Accept-Language")?.split(",")[0]),
+    );
+    const t = translator(language);
+    return c.html(
+      loginPage({
+        t,
+        language,
+        action: `${prefix}/login`,
+        next: p.next,
+        email: p.email,
+        error: p.error ? t(p.error, p.vars) : null,
+      }),
+      status,
+    );
+  }
+
+  app.get("/login", (c) =>
+    loginForm(c, {
+      next: safeNext(prefix, c.req.query("next"), `${prefix}/sessions`),
+      email: "",
+      error: null,
+    }));
+
+  app.post("/login", async (c) => {
+    const form = await c.req.parseBody();
+    const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
+    const password = typeof form.password === "string" ? form.password : "";
+    const next = safeNext(prefix, form.next, `${prefix}/sessions`);
+    const address = clientAddress(deps, c) ?? "unknown";
+    const accountKey = email.toLowerCase();
+    const wait = Math.max(byAccount.retryAfter(accountKey), byAddress.retryAfter(address));
+    if (wait > 0) {
+      c.header("Retry-After", String(Math.ceil(wait / 1000)));
+      return loginForm(c, {
+        next,
+        email,
+        error: "tooManyAttempts",
+        vars: { minutes: String(Math.ceil(wait / 60_000)) },
+      }, 429);
+    }
+    const agent = email ? await agentForLogin(deps.sql, email) : null;
+    const ok = !!agent?.passwordHash && await verifyPassword(password, agent.passwordHash);
+    if (!agent || !ok) {
+      byAccount.fail(accountKey);
+      byAddress.fail(address);
+      return loginForm(c, { next, email, error: "badLogin" }, 401);
+    }
+    byAccount.reset(accountKey);
+    const token = encodeBase64Url(randomBytes(32));
+    await insertPortalLogin(deps.sql, {
+      tokenHash: await sha256(token),
+      userId: agent.id,
+      expiresAt: new Date(Date.now() + PORTAL_LOGIN_HOURS * 3_600_000),
+    });
+    c.header("Set-Cookie", loginCookie(prefix, token, PORTAL_LOGIN_HOURS * 3600));
+    return c.redirect(next, 303);
+  });
+
   return app;
 }

@@ -2,6 +2,7 @@
  * Changing a session after it exists: status, assignee, custom fields. One set of rules for every
  * caller (the REST API and the agent portal), applied in one transaction with the session locked.
  */
+import { insertSessionEvent } from "../../db/queries/portal.ts";
 import { applySessionChange, changeLookups } from "../../db/queries/sessions.ts";
 import type { Tx } from "../../db/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -16,11 +17,24 @@ export interface SessionChange {
   customFields?: Record<string, string | number | boolean | null>;
 }
 
+/** Who makes a change: the agent on the portal, or an API client (agentId null). */
+export interface ChangeActor {
+  agentId: number | null;
+  via: "portal" | "api";
+}
+
 /**
- * Applies `change` to session `id`. 404 when there is no such session; 400 naming each custom
- * field that is not configured and an assignee that is not an agent. Nothing is written then.
+ * Applies `change` to session `id` and records what changed on the session (status_changed;
+ * assigned when the actor takes the session, transferred otherwise). 404 when there is no such
+ * session; 400 naming each custom field that is not configured and an assignee that is not an
+ * agent. Nothing is written then.
  */
-export async function changeSession(deps: Deps, id: number, change: SessionChange): Promise<void> {
+export async function changeSession(
+  deps: Deps,
+  id: number,
+  change: SessionChange,
+  actor: ChangeActor,
+): Promise<void> {
   const fields = change.customFields ?? {};
   await deps.sql.begin(async (tx: Tx) => {
     const found = await changeLookups(tx, {
@@ -62,5 +76,24 @@ export async function changeSession(deps: Deps, id: number, change: SessionChang
       setFields,
       removeFields,
     });
+    const before = found.session;
+    if (change.status !== undefined && change.status !== before.status) {
+      await insertSessionEvent(tx, {
+        sessionId: id,
+        kind: "status_changed",
+        agentId: actor.agentId,
+        detail: { from: before.status, to: change.status, via: actor.via },
+      });
+    }
+    if (change.assigneeId !== undefined && change.assigneeId !== before.assigneeId) {
+      await insertSessionEvent(tx, {
+        sessionId: id,
+        kind: change.assigneeId !== null && change.assigneeId === actor.agentId
+          ? "assigned"
+          : "transferred",
+        agentId: actor.agentId,
+        detail: { from: before.assigneeId, to: change.assigneeId, via: actor.via },
+      });
+    }
   });
 }

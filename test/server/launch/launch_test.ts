@@ -98,8 +98,11 @@ for (const backend of backends) {
           assert.equal(plain.headers.get("Content-Security-Policy"), "frame-ancestors 'self'");
           await plain.body?.cancel();
           const noCookie = await svc.request(new URL(location).pathname);
-          assert.equal(noCookie.status, 401);
-          await noCookie.body?.cancel();
+          assert.equal(noCookie.status, 303, "no cookie: sign in first");
+          assert.equal(
+            noCookie.headers.get("Location"),
+            `/portal/login?next=${encodeURIComponent(new URL(location).pathname)}`,
+          );
           const c = await counts(svc);
           assert.deepEqual([c.agents, c.customers, c.sessions, c.devices, c.fields, c.logins], [
             1,

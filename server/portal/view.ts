@@ -1,0 +1,63 @@
+/** The view options a portal page applies: the launch's, or the defaults without a launch. */
+import { findLaunchView } from "../../db/queries/portal.ts";
+import { contentLanguage, type LaunchView } from "../launch/payload.ts";
+import type { Deps } from "../deps.ts";
+import type { PortalAgent } from "./auth.ts";
+
+/** The view options in force, with the launch they came from. */
+export interface ScreenView extends LaunchView {
+  launchId: number | null;
+  frameAncestors: string[];
+}
+
+/** Parses `?launch=` (or the form field): a positive integer, else null. */
+export function launchParam(value: unknown): number | null {
+  if (typeof value !== "string" || !/^[1-9][0-9]{0,14}$/.test(value)) return null;
+  return Number(value);
+}
+
+/**
+ * The launch's view when that launch landed this agent on this session; otherwise the defaults:
+ * standard flavor, all published paths, every control shown, the agent's language.
+ */
+export async function resolveView(
+  deps: Deps,
+  agent: PortalAgent,
+  sessionId: number,
+  launchId: number | null,
+): Promise<ScreenView> {
+  const found = launchId
+    ? await findLaunchView(deps.sql, { launchId, sessionId, agentId: agent.userId })
+    : null;
+  if (found) {
+    const view = found.view as LaunchView;
+    return {
+      ...view,
+      launchId,
+      frameAncestors: found.frameAncestors,
+    };
+  }
+  return {
+    target: "standard",
+    paths: null,
+    showSessionStatusChange: true,
+    showAssignToMeButton: true,
+    showSessionTransferButton: true,
+    locale: agent.locale ?? "en",
+    language: contentLanguage(agent.locale),
+    launchId: null,
+    frameAncestors: [],
+  };
+}
+
+/** A portal URL that keeps the launch (and its view options) in the query string. */
+export function portalUrl(
+  prefix: string,
+  path: string,
+  launchId: number | null,
+  extra: Record<string, string> = {},
+): string {
+  const q = new URLSearchParams({ ...(launchId ? { launch: String(launchId) } : {}), ...extra });
+  const qs = q.toString();
+  return `${prefix}${path}${qs ? `?${qs}` : ""}`;
+}
