@@ -39,3 +39,13 @@ export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | 
   const [row] = await tx<UserRow[]>`select * from users where lower(email) = lower(${email})`;
   return row ?? null;
 }
+
+/** Sets an agent's password hash; false when no agent has that id. */
+export async function setAgentPassword(tx: Tx, id: number, passwordHash: string): Promise<boolean> {
+  const rows = await tx`
+    update users set password_hash = ${passwordHash}, updated_at = now()
+    where id = ${id} and role = 'agent'
+    returning id
+  `;
+  return rows.length > 0;
+}

@@ -1,7 +1,9 @@
 /** The admin JSON API under /api/v1/admin (Bearer token with scope `admin`). */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { IdParam } from "../api/schemas.ts";
 import { generateToken } from "../crypto/random_token.ts";
+import { setPassword } from "./agents.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import {
@@ -35,6 +37,7 @@ import {
   renameCategoryByUid,
 } from "./catalog.ts";
 import {
+  AgentPasswordSchema,
   AppNameSchema,
   AppSchema,
   AppWithSecretSchema,
@@ -437,6 +440,21 @@ export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       await removePath(deps, c.req.valid("param").uid);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/agents/{id}/password",
+      ...tag("users"),
+      summary: "Set an agent's password, so the agent can sign in to the portal without a launch",
+      request: { params: IdParam, ...body(AgentPasswordSchema) },
+      responses: { 204: { description: "Set" }, ...errorResponses },
+    }),
+    async (c) => {
+      await setPassword(deps, c.req.valid("param").id, c.req.valid("json").password);
       return c.body(null, 204);
     },
   );

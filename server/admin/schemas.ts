@@ -172,3 +172,11 @@ export const UpdatePathSchema = z.strictObject({
   steps: pathFields.steps.optional(),
   translations: pathFields.translations.optional(),
 }).openapi("UpdatePath");
+
+/** PUT /admin/agents/{id}/password body. */
+export const AgentPasswordSchema = z.strictObject({
+  password: z.string(msg("expected a password")).min(12, "at least 12 characters").max(
+    200,
+    "at most 200 characters",
+  ),
+}).openapi("AgentPassword");

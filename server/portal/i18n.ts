@@ -210,6 +210,8 @@ const es: Partial<Strings> = {
   startRemote: "Iniciar conexión remota",
   remoteTitle: "Control remoto",
   remoteRequested: "Conexión remota solicitada",
+  remoteNote:
+    "La solicitud de conexión remota queda registrada en la sesión. El motor de control remoto se conecta aquí.",
   startVisualSupport: "Iniciar soporte visual",
   visualSupportStarted: "Soporte visual iniciado",
   signIn: "Iniciar sesión",
@@ -219,6 +221,9 @@ const es: Partial<Strings> = {
   sessionsTitle: "Mis sesiones",
   noSessions: "No tiene sesiones asignadas.",
   notFound: "Sesión no encontrada",
+  tooManyAttempts: "Demasiados intentos fallidos. Vuelva a intentarlo en {minutes} minutos.",
+  refused: "Esta acción no está disponible para este lanzamiento.",
+  expired: "El formulario ha caducado. Recargue la página e inténtelo de nuevo.",
 };
 
 const de: Partial<Strings> = {
@@ -279,6 +284,8 @@ const de: Partial<Strings> = {
   startRemote: "Fernverbindung starten",
   remoteTitle: "Fernsteuerung",
   remoteRequested: "Fernverbindung angefordert",
+  remoteNote:
+    "Die Anfrage zur Fernverbindung ist in der Sitzung vermerkt. Die Fernsteuerung verbindet sich hier.",
   startVisualSupport: "Visuellen Support starten",
   visualSupportStarted: "Visueller Support gestartet",
   signIn: "Anmelden",
@@ -288,6 +295,9 @@ const de: Partial<Strings> = {
   sessionsTitle: "Meine Sitzungen",
   noSessions: "Ihnen sind keine Sitzungen zugewiesen.",
   notFound: "Sitzung nicht gefunden",
+  tooManyAttempts: "Zu viele Fehlversuche. Versuchen Sie es in {minutes} Minuten erneut.",
+  refused: "Diese Aktion ist für diesen Start nicht verfügbar.",
+  expired: "Das Formular ist abgelaufen. Laden Sie die Seite neu und versuchen Sie es erneut.",
 };
 
 const catalogs: Record<string, Partial<Strings>> = { en, fr, es, de };
@@ -310,4 +320,10 @@ export function translator(
     for (const [name, value] of Object.entries(vars ?? {})) text = text.replace(`{${name}}`, value);
     return text;
   };
+}
+
+/** The strings `language` does not translate (English shows instead). */
+export function untranslated(language: string): StringKey[] {
+  const strings = catalogs[language] ?? {};
+  return (Object.keys(en) as StringKey[]).filter((key) => strings[key] === undefined);
 }

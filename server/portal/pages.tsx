@@ -53,7 +53,7 @@ padding:.2rem .4rem;text-align:left}
 button,.button{font:inherit;padding:.35rem .8rem;border-radius:4px;border:1px solid #1d4ed8;
 background:#1d4ed8;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
-.controls{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.controls{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0 1rem}
 .controls form{margin:0}select,input{font:inherit;padding:.3rem;max-width:100%}
 .switch[aria-checked=true]{background:#2f855a;border-color:#2f855a}
 .switch[aria-checked=false]{background:#c53030;border-color:#c53030}
@@ -71,6 +71,8 @@ function Page(props: {
   language: string;
   title: string;
   flavor: string;
+  /** The login's CSRF token, for scripts that post the portal's forms. */
+  csrf?: string;
   children: Child;
 }): string {
   const page = (
@@ -79,6 +81,7 @@ function Page(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title}</title>
+        {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
         <style>{raw(STYLE)}</style>
       </head>
       <body class={props.flavor} data-flavor={props.flavor}>{props.children}</body>
@@ -414,6 +417,7 @@ export function sessionScreen(d: ScreenData): string {
   if (d.view.target === "embedded") {
     return Page({
       language: d.language,
+      csrf: d.agent.csrf,
       title,
       flavor: "embedded",
       children: (
@@ -443,6 +447,7 @@ export function sessionScreen(d: ScreenData): string {
   if (d.view.target === "seesupport") {
     return Page({
       language: d.language,
+      csrf: d.agent.csrf,
       title,
       flavor: "seesupport",
       children: (
@@ -475,6 +480,7 @@ export function sessionScreen(d: ScreenData): string {
   }
   return Page({
     language: d.language,
+    csrf: d.agent.csrf,
     title,
     flavor: "standard",
     children: (
@@ -525,6 +531,7 @@ export function pathRunner(
   const title = localTitle(p.path, language);
   return Page({
     language,
+    csrf: ctx.agent.csrf,
     title,
     flavor: ctx.view.target,
     children: (
@@ -575,6 +582,7 @@ export function pathRunner(
 export function remotePage(ctx: PageContext, sessionId: number): string {
   return Page({
     language: ctx.language,
+    csrf: ctx.agent.csrf,
     title: ctx.t("remoteTitle"),
     flavor: ctx.view.target,
     children: (

@@ -330,6 +330,42 @@ for (const backend of backends) {
           assert.equal((await api("GET", "/path-categories")).body.items.length, 1);
         });
 
+        await t.step("PUT /agents/:id/password lets an agent sign in to the portal", async () => {
+          const [agent] = await svc.db.sql`
+            insert into users (role, email) values ('agent', 'pw@example.com') returning id`;
+          const [boss] = await svc.db.sql`
+            insert into users (role, email) values ('admin', 'boss@example.com') returning id`;
+          const short = await api("PUT", `/agents/${agent.id}/password`, { password: "short" });
+          assert.equal(short.status, 400);
+          assert.deepEqual(short.body.errors, [{
+            path: "password",
+            message: "at least 12 characters",
+          }]);
+          const missing = await api("PUT", "/agents/999999/password", {
+            password: "long enough password",
+          });
+          assert.equal(missing.status, 404);
+          const notAgent = await api("PUT", `/agents/${boss.id}/password`, {
+            password: "long enough password",
+          });
+          assert.equal(notAgent.status, 404, "administrators are not agents");
+          const ok = await api("PUT", `/agents/${agent.id}/password`, {
+            password: "long enough password",
+          });
+          assert.equal(ok.status, 204);
+          const login = await svc.request("/portal/login", {
+            method: "POST",
+            body: new URLSearchParams({
+              email: "PW@example.com",
+              password: "long enough password",
+              next: "/portal/sessions",
+            }),
+          });
+          assert.equal(login.status, 303);
+          assert.equal(login.headers.get("Location"), "/portal/sessions");
+          assert.match(login.headers.get("Set-Cookie")!, /^portal_login=/);
+        });
+
         await t.step("a token without scope admin is refused with 403", async () => {
           const readOnly = await svc.adminToken("sessions:read sessions:write");
           const res = await svc.api("GET", "/api/v1/admin/apps", readOnly);

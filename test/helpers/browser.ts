@@ -1,0 +1,79 @@
+/**
+ * Chromium for browser tests: CHROMIUM_PATH, else the system's browser, else Playwright's own
+ * download (fetched once when none is found and the network allows; never when CI is set). When
+ * none can be found, the error says how to install one.
+ */
+import { type Browser, chromium } from "playwright-core";
+
+/** Flags for the machine's closed network and headless use. */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const SYSTEM_BROWSERS = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+  "/Applications/Chromium.app/Contents/MacOS/Chromium",
+];
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function playwrightDownload(): string | null {
+  try {
+    const path = chromium.executablePath();
+    return isFile(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+let found: Promise<string> | undefined;
+
+async function locate(): Promise<string> {
+  const configured = Deno.env.get("CHROMIUM_PATH");
+  if (configured) {
+    if (isFile(configured)) return configured;
+    throw new Error(`CHROMIUM_PATH is set to ${configured}, which is not a file`);
+  }
+  const system = SYSTEM_BROWSERS.find(isFile) ?? playwrightDownload();
+  if (system) return system;
+  if (!Deno.env.get("CI")) {
+    console.log("No Chromium found; trying Playwright's download (npx playwright install) ...");
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "npm:playwright-core@1.65.1", "install", "chromium"],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output().catch(() => null);
+    const downloaded = out?.success ? playwrightDownload() : null;
+    if (downloaded) return downloaded;
+  }
+  throw new Error(
+    "No Chromium for the browser tests. Install one and run again:\n" +
+      "  Debian/Ubuntu: sudo apt-get install -y chromium\n" +
+      "  macOS:         brew install --cask chromium\n" +
+      "  or point CHROMIUM_PATH at a Chrome/Chromium binary, or run\n" +
+      "  deno run -A npm:playwright-core install chromium",
+  );
+}
+
+/** Launches headless Chromium. */
+export async function launchChromium(): Promise<Browser> {
+  found ??= locate();
+  return await chromium.launch({ executablePath: await found, args: CHROMIUM_ARGS });
+}
+
+/** Where browser tests save screenshots for reviewers (git-ignored). */
+export const OUTPUT_DIR = new URL("../output/", import.meta.url).pathname;

@@ -1,0 +1,32 @@
+/** A test service listening on a real port, for browser tests. */
+import type { Backend } from "./db.ts";
+import { startTestService, type TestService } from "./service.ts";
+
+/** A test service reachable over HTTP at `base`. */
+export interface HttpTestService extends TestService {
+  base: string;
+}
+
+/** Listens on 127.0.0.1 first, so PUBLIC_URL (and every redirect) names the real port. */
+export async function startHttpService(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<HttpTestService> {
+  let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+    new Response("starting", { status: 503 });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req, info) => handler(req, info),
+  );
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  const svc = await startTestService(backend, { PUBLIC_URL: base, ...env });
+  handler = (req, info) => svc.app.fetch(req, { remoteAddr: info.remoteAddr });
+  return {
+    ...svc,
+    base,
+    async close() {
+      await server.shutdown();
+      await svc.close();
+    },
+  };
+}
