@@ -587,6 +587,7 @@ export function remotePage(ctx: PageContext, sessionId: number): string {
     flavor: ctx.view.target,
     children: (
       <Chrome ctx={ctx}>
+        <h1>{ctx.t("session")} {String(sessionId)}</h1>
         <RemoteView d={ctx} requested />
         <p>
           <a

@@ -310,6 +310,33 @@ Deno.test({
         assert.deepEqual(await events(id), ["status_changed", "status_changed"]);
       });
 
+      await t.step("keyboard: Tab reaches the status switch and Enter uses it", async () => {
+        const id = await launch(page);
+        let focused = "";
+        for (let i = 0; i < 20 && focused !== "status-switch"; i++) {
+          await page.keyboard.press("Tab");
+          focused = await page.evaluate(() =>
+            document.activeElement?.getAttribute("data-testid") ?? ""
+          );
+        }
+        assert.equal(focused, "status-switch");
+        const outline = await page.evaluate(() =>
+          getComputedStyle(document.activeElement!).outlineStyle
+        );
+        assert.notEqual(outline, "none", "focus is visible");
+        await page.keyboard.press("Enter");
+        await page.waitForSelector("[data-testid=status].status-closed");
+        const [s] = await svc.db.sql`select status from sessions where id = ${id}`;
+        assert.equal(s.status, "closed");
+        const levels = await page.evaluate(() =>
+          [...document.querySelectorAll("h1, h2, h3")].map((h) => Number(h.tagName[1]))
+        );
+        assert.equal(levels[0], 1);
+        levels.forEach((level, i) => {
+          if (i > 0) assert.ok(level <= levels[i - 1] + 1, `heading order ${levels.join(",")}`);
+        });
+      });
+
       await t.step("transfer and Assign To Me round trips", async () => {
         await launch(page, {}, { id: "bob1", email: "bob@example.com", first_name: "Bob" });
         const [bob] = await svc.db.sql`select id from users where external_id = 'bob1'`;
