@@ -9,6 +9,7 @@ import { DOCS_SCRIPT, DOCS_SCRIPT_PATH } from "./api/docs_page.tsx";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
+import { widgetRoutes } from "./widget_route.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -49,6 +50,8 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
     c.header("Cache-Control", "public, max-age=3600");
     return c.body(DOCS_SCRIPT);
   });
+  // Before the portal: the portal's no-store middleware must not cover the widget.
+  app.route(`${deps.config.portalPrefix}/widget`, widgetRoutes());
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
 

@@ -11,6 +11,7 @@ export interface HttpTestService extends TestService {
 export async function startHttpService(
   backend: Backend,
   env: Record<string, string> = {},
+  publicHost = "127.0.0.1",
 ): Promise<HttpTestService> {
   let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
     new Response("starting", { status: 503 });
@@ -18,7 +19,7 @@ export async function startHttpService(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (req, info) => handler(req, info),
   );
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  const base = `http://${publicHost}:${server.addr.port}`;
   const svc = await startTestService(backend, { PUBLIC_URL: base, ...env });
   handler = (req, info) => svc.app.fetch(req, { remoteAddr: info.remoteAddr });
   return {

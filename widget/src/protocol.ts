@@ -1,0 +1,106 @@
+/**
+ * What the element exchanges with the host's sign-url and the portal's dry run: pure functions
+ * with no DOM, so they are unit-tested directly.
+ */
+
+/** Where the portal opens. */
+export type LaunchTarget = "tab" | "self" | "iframe";
+
+/** The targets the element accepts. */
+export const TARGETS: readonly LaunchTarget[] = ["tab", "self", "iframe"];
+
+/** One problem with one field. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** Detail of `portal-launch-start`. */
+export interface LaunchStartDetail {
+  target: LaunchTarget;
+  parameters: Record<string, unknown>;
+}
+
+/** Detail of `portal-launched`: the signed request was submitted to the target. */
+export interface LaunchedDetail {
+  target: LaunchTarget;
+  action: string;
+}
+
+/** Detail of `portal-launch-error`. `status` is 0 when no HTTP status applies. */
+export interface LaunchErrorDetail {
+  status: number;
+  message: string;
+  errors: FieldProblem[];
+}
+
+/** What sign-url answers. */
+export interface SignedLaunch {
+  action: string;
+  signedRequest: string;
+}
+
+/** The `parameters` attribute: a JSON object; anything else is an empty object. */
+export function parseParameters(value: string | null): Record<string, unknown> {
+  if (!value) return {};
+  try {
+    const parsed = JSON.parse(value);
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+function problems(value: unknown): FieldProblem[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((e) =>
+    e && typeof e === "object" && typeof e.path === "string" && typeof e.message === "string"
+  ).map((e) => ({ path: e.path, message: e.message }));
+}
+
+async function jsonOf(res: Response): Promise<Record<string, unknown> | null> {
+  try {
+    const body = await res.json();
+    return body && typeof body === "object" ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads sign-url's answer: `{action, signedRequest}` on 2xx; otherwise throws a LaunchErrorDetail
+ * with the host's `message` (and `errors`) when it sends them.
+ */
+export async function readSignResponse(res: Response): Promise<SignedLaunch> {
+  const body = await jsonOf(res);
+  if (!res.ok) {
+    throw {
+      status: res.status,
+      message: typeof body?.message === "string"
+        ? body.message
+        : `The sign-url answered ${res.status} ${res.statusText}`.trim(),
+      errors: problems(body?.errors),
+    } satisfies LaunchErrorDetail;
+  }
+  if (typeof body?.action !== "string" || typeof body?.signedRequest !== "string") {
+    throw {
+      status: res.status,
+      message: "The sign-url must answer JSON {action, signedRequest}",
+      errors: [],
+    } satisfies LaunchErrorDetail;
+  }
+  return { action: body.action, signedRequest: body.signedRequest };
+}
+
+/** Reads the portal's dry run: resolves on `{ok: true}`, else throws the portal's error. */
+export async function readValidateResponse(res: Response): Promise<void> {
+  const body = await jsonOf(res);
+  if (res.ok && body?.ok === true) return;
+  throw {
+    status: res.status,
+    message: typeof body?.message === "string"
+      ? body.message
+      : `The portal's dry run answered ${res.status}`,
+    errors: problems(body?.errors),
+  } satisfies LaunchErrorDetail;
+}
