@@ -43,6 +43,8 @@ const server = Deno.serve({
         `  API client:    client_id=${demo.clientId}  client_secret=${demo.clientSecret}`,
         "  get a token:",
         `    curl -s -X POST ${publicUrl}/api/v1/oauth2/token -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials`,
+        "  mock CRM with <portal-launcher> (another terminal), then open http://localhost:8001/:",
+        `    PORTAL_API_KEY=${demo.apiKey} PORTAL_URL=${publicUrl}${config.portalPrefix} deno task demo`,
       );
     }
     console.log(lines.join("\n"));

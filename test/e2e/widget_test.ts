@@ -319,6 +319,10 @@ Deno.test({
         assert.match(res.headers.get("Content-Type")!, /javascript/);
         const text = await res.text();
         assert.ok(!/from\s*["']lit/.test(text), "Lit is bundled, not imported");
+        const gzipped = await new Response(
+          new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")),
+        ).arrayBuffer();
+        assert.ok(gzipped.byteLength <= 12 * 1024, `${gzipped.byteLength} bytes gzipped`);
         const again = await fetch(url, { headers: { "If-None-Match": etag } });
         assert.equal(again.status, 304);
         await again.body?.cancel();

@@ -69,6 +69,10 @@ Deno.test({
       const clientSecret = out.match(/client_secret=(\S+)/)![1];
       assert.match(out, /admin login: +admin@example\.com \/ \S{16}/);
       assert.match(out, /demo app: +demo +API key: [A-Za-z0-9]{32}/);
+      assert.match(
+        out,
+        /PORTAL_API_KEY=[A-Za-z0-9]{32} PORTAL_URL=http:\/\/\S+\/portal deno task demo/,
+      );
       const health = await fetch(`${base}/healthz`);
       assert.equal(health.status, 200);
       assert.ok(health.headers.get("X-Request-Id"));

@@ -81,7 +81,9 @@ export class PortalLauncher extends LitElement {
       width: var(--portal-launcher-frame-width, 100%);
       height: var(--portal-launcher-frame-height, 600px);
     }
-    iframe[hidden] { display: none; }
+    iframe[hidden] {
+      display: none;
+    }
   `;
 
   /** The host backend endpoint that signs launches (required). */

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import {
+  parseParameters,
+  readSignResponse,
+  readValidateResponse,
+} from "../../widget/src/protocol.ts";
+
+Deno.test("widget protocol: the parameters attribute is a JSON object or nothing", () => {
+  assert.deepEqual(parseParameters('{"contactId":"C1","sessionId":4}'), {
+    contactId: "C1",
+    sessionId: 4,
+  });
+  for (const bad of [null, "", "[1,2]", "nope", "42", "null"]) {
+    assert.deepEqual(parseParameters(bad), {}, String(bad));
+  }
+});
+
+Deno.test("widget protocol: sign-url answers are read or turned into launch errors", async () => {
+  assert.deepEqual(
+    await readSignResponse(Response.json({ action: "https://p/portal/x", signedRequest: "a.b" })),
+    { action: "https://p/portal/x", signedRequest: "a.b" },
+  );
+  await assert.rejects(
+    readSignResponse(
+      Response.json(
+        { message: "No contact", errors: [{ path: "contactId", message: "unknown" }] },
+        {
+          status: 422,
+        },
+      ),
+    ),
+    (e) => {
+      assert.deepEqual(e, {
+        status: 422,
+        message: "No contact",
+        errors: [{ path: "contactId", message: "unknown" }],
+      });
+      return true;
+    },
+  );
+  await assert.rejects(
+    readSignResponse(new Response("<html>oops</html>", { status: 500, statusText: "Error" })),
+    (e) => {
+      assert.deepEqual(e, { status: 500, message: "The sign-url answered 500 Error", errors: [] });
+      return true;
+    },
+  );
+  await assert.rejects(readSignResponse(Response.json({ action: 1 })), (e) => {
+    assert.match((e as { message: string }).message, /\{action, signedRequest\}/);
+    return true;
+  });
+});
+
+Deno.test("widget protocol: the dry run passes on ok and reports the portal's error", async () => {
+  await readValidateResponse(Response.json({ ok: true, plan: {} }));
+  await assert.rejects(
+    readValidateResponse(Response.json({ message: "Session 9 not found" }, { status: 404 })),
+    (e) => {
+      assert.deepEqual(e, { status: 404, message: "Session 9 not found", errors: [] });
+      return true;
+    },
+  );
+});
