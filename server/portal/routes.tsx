@@ -17,6 +17,7 @@ import {
 } from "../../db/queries/portal.ts";
 import { sessionById } from "../../db/queries/sessions.ts";
 import { clientAddress } from "../client_address.ts";
+import { FailureLimiter } from "../failure_limiter.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { sha256, verifyPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
@@ -28,14 +29,7 @@ import { frameAncestorsCsp } from "../launch/pages.tsx";
 import { type CatalogPath, pathsPanel, RECENT_LIMIT } from "../launch/paths.ts";
 import { contentLanguage } from "../launch/payload.ts";
 import { changeSession } from "../sessions/changes.ts";
-import {
-  csrfMatches,
-  currentAgent,
-  FailureLimiter,
-  loginCookie,
-  type PortalAgent,
-  safeNext,
-} from "./auth.ts";
+import { csrfMatches, currentAgent, loginCookie, type PortalAgent, safeNext } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
   loginPage,

@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const MAIN = new URL("../../server/main.ts", import.meta.url).pathname;
 // The permissions `deno task start` grants, read from deno.json so the test runs what users run.
-const TASK = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
-  .tasks.start as string;
+const START = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
+  .tasks.start;
+const TASK: string = typeof START === "string" ? START : START.command;
 const FLAGS = TASK.split(" ").filter((word) => word.startsWith("--allow-"));
 
 function freePort(): number {
