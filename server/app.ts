@@ -10,6 +10,7 @@ import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
 import { widgetRoutes } from "./widget_route.ts";
+import { adminScreens } from "./admin/screens/routes.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -54,6 +55,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   app.route(`${deps.config.portalPrefix}/widget`, widgetRoutes());
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
+  app.route("/admin", adminScreens(deps));
 
   app.notFound((c) => c.json({ message: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError(handleError);

@@ -13,6 +13,7 @@ import { planLaunch, PORTAL_LOGIN_HOURS, runLaunch } from "./flow.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
 import { clientAddress } from "../client_address.ts";
+import { signingKeys } from "./signing_keys.ts";
 import { loginCookie } from "../portal/auth.ts";
 import { errorPage, frameAncestorsCsp, originAllowed } from "./pages.tsx";
 
@@ -39,11 +40,6 @@ async function readSignedRequest(c: Context): Promise<string | undefined> {
     throw new AppError(400, "malformed_signed_request", "signed_request must be a text field");
   }
   return value;
-}
-
-async function signingKeys(deps: Deps, app: AppRow): Promise<string[]> {
-  const sealed = app.authType === "signed_request" ? app.apiKeySealed : app.consumerSecretSealed;
-  return sealed ? [await deps.secrets.decrypt(sealed)] : [];
 }
 
 /** Launch routes, mounted at PORTAL_PREFIX. */

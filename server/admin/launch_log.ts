@@ -1,0 +1,40 @@
+/** The launch audit log for administrators, with anything secret-looking masked. */
+import {
+  launchById,
+  type LaunchLogFilter,
+  type LaunchLogRow,
+  listLaunches,
+} from "../../db/queries/launch_log.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+
+export type { LaunchLogRow };
+
+const SECRET_KEY = /(password|secret|token|api_?key|signature|authorization)/i;
+
+/** A copy of `value` with the values of secret-looking keys replaced by "••••••". */
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "••••••" : maskSecrets(v)]),
+    );
+  }
+  return value;
+}
+
+/** A page of launch attempts, newest first. */
+export async function launchLog(
+  deps: Deps,
+  filter: LaunchLogFilter,
+  limit: number,
+): Promise<LaunchLogRow[]> {
+  return await listLaunches(deps.sql, filter, limit);
+}
+
+/** One launch attempt with its payload masked; 404 when missing. */
+export async function launchDetail(deps: Deps, id: number): Promise<LaunchLogRow> {
+  const row = await launchById(deps.sql, id);
+  if (!row) throw new AppError(404, "launch_not_found", `Launch ${id} not found`);
+  return { ...row, payload: maskSecrets(row.payload), view: row.view };
+}
