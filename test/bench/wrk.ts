@@ -73,3 +73,47 @@ export function renderTable(
   }
   return lines.join("\n");
 }
+
+/** A row of the combined table: a wrk case, a pgbench run, or a figure such as memory. */
+export interface TableRow {
+  name: string;
+  connections?: number;
+  /** Requests (or transactions) per second. */
+  rate?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  non2xx?: number;
+  errors?: number;
+  /** Ratio or other note, already rendered. */
+  note?: string;
+}
+
+/** A wrk result as a table row. */
+export function wrkRow(r: WrkResult, note = ""): TableRow {
+  return {
+    name: r.name,
+    connections: r.connections,
+    rate: r.requestsPerSecond,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    note,
+  };
+}
+
+/** Renders rows as a Markdown table; missing figures show as "–". */
+export function renderRows(rows: TableRow[]): string {
+  const n = (v: number | undefined, digits: number) => v === undefined ? "–" : v.toFixed(digits);
+  const lines = [
+    "| case | conns | req/s | p50 ms | p99 ms | non-2xx | errors | ratio / note |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.name} | ${r.connections ?? "–"} | ${n(r.rate, 0)} | ${n(r.p50Ms, 2)} | ` +
+        `${n(r.p99Ms, 2)} | ${r.non2xx ?? "–"} | ${r.errors ?? "–"} | ${r.note ?? ""} |`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseWrk, renderTable } from "../bench/wrk.ts";
+import { parseWrk, renderRows, renderTable, wrkRow } from "../bench/wrk.ts";
 
 const SAMPLE = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -45,4 +45,17 @@ Deno.test("renderTable computes ratios against the named baseline", () => {
     api: ["hello", "hello-world"],
   });
   assert.match(table, /\| api \| 64 \| 450 \| 1\.00 \| 2\.00 \| 0 \| 0 \| 0\.45 × hello-world \|/);
+});
+
+Deno.test("renderRows shows wrk rows, pgbench rows and notes, with dashes for the missing", () => {
+  const table = renderRows([
+    wrkRow(parseWrk(SAMPLE, "hello", 64)),
+    { name: "pgbench TPC-B", connections: 64, rate: 2500.4, note: "avg latency 25.6 ms" },
+    { name: "peak RSS", note: "150 MB" },
+  ]);
+  const lines = table.split("\n");
+  assert.equal(lines.length, 5);
+  assert.equal(lines[2], "| hello | 64 | 50000 | 0.85 | 2100.00 | 7 | 3 |  |");
+  assert.equal(lines[3], "| pgbench TPC-B | 64 | 2500 | – | – | – | – | avg latency 25.6 ms |");
+  assert.equal(lines[4], "| peak RSS | – | – | – | – | – | – | 150 MB |");
 });

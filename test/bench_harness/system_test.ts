@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { parsePeakRssMb, parsePgbench, ratioText } from "../bench/system.ts";
+
+const PGBENCH = `pgbench (15.20 (Debian 15.20-0+deb12u1))
+transaction type: <builtin: TPC-B (sort of)>
+scaling factor: 10
+query mode: prepared
+number of clients: 64
+number of threads: 2
+duration: 10 s
+number of transactions actually processed: 25000
+latency average = 25.600 ms
+initial connection time = 40.123 ms
+tps = 2500.123456 (without initial connection time)
+`;
+
+Deno.test("parsePgbench reads tps and average latency", () => {
+  assert.deepEqual(parsePgbench(PGBENCH, "pgbench TPC-B", 64), {
+    name: "pgbench TPC-B",
+    clients: 64,
+    tps: 2500.123456,
+    latencyAvgMs: 25.6,
+  });
+  assert.throws(() => parsePgbench("connection refused", "x", 1), /cannot parse pgbench/);
+});
+
+Deno.test("parsePeakRssMb reads VmHWM in MB", () => {
+  assert.equal(parsePeakRssMb("Name:\tdeno\nVmHWM:\t  153600 kB\nVmRSS:\t 100 kB\n"), 150);
+  assert.throws(() => parsePeakRssMb("Name:\tdeno\n"), /VmHWM/);
+});
+
+Deno.test("ratioText shows the ratio and whether it meets the target", () => {
+  assert.equal(ratioText(900, 1000, "TPC-B"), "0.90 × TPC-B");
+  assert.equal(ratioText(900, 1000, "TPC-B", 0.8), "0.90 × TPC-B ✔ (target ≥ 0.8)");
+  assert.equal(ratioText(300, 1000, "hello", 0.4), "0.30 × hello ✘ (target ≥ 0.4)");
+});
