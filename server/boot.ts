@@ -41,7 +41,11 @@ export interface StartOptions {
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   setLogLevel(config.logLevel);
   const db = options.db ??
-    await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await connect({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      max: config.databasePoolSize,
+    });
   try {
     const migrated = await migrate(db.sql);
     const secrets = await createSecretBox(await resolveSecretKey(config.secretKey, config.dataDir));

@@ -14,6 +14,8 @@ export interface Config {
   portalPrefix: string;
   /** `undefined` means the embedded PGlite database under `dataDir`. */
   databaseUrl: string | undefined;
+  /** Connections to PostgreSQL per process (the embedded database always uses one). */
+  databasePoolSize: number;
   dataDir: string;
   /** Encrypts stored API keys and consumer secrets; `undefined` means "generate into dataDir". */
   secretKey: string | undefined;
@@ -75,6 +77,7 @@ const envSchema = z.object({
       { message: "expected a postgres:// or postgresql:// connection URL" },
     ),
   ),
+  DATABASE_POOL_SIZE: intText(10, 1, 200),
   DATA_DIR: z.string().trim().optional().transform((v) => v || "./.data"),
   SECRET_KEY: optionalText.pipe(
     z.string().min(32, "expected at least 32 characters (e.g. `openssl rand -base64 32`)")
@@ -141,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     portalPrefix: e.PORTAL_PREFIX,
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.DATA_DIR,
     secretKey: e.SECRET_KEY,
     adminEmail: e.ADMIN_EMAIL,

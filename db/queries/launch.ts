@@ -69,7 +69,6 @@ export interface AgentValues {
   lastName: string;
   phone: string | null;
   locale: string | null;
-  passwordHash: string;
 }
 
 /** What upsertAgent did: `admin` means the identity is an administrator's and nothing changed. */
@@ -108,7 +107,12 @@ export async function upsertAgent(tx: Tx, v: AgentValues): Promise<AgentUpsert |
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
         password_hash)
       select 'agent', ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone},
-        ${v.locale}, ${v.passwordHash}
+        ${v.locale},
+        -- A random password known to nobody (spec §2.4): PostgreSQL hashes 244 random bits, so
+        -- the launch does no hashing of its own. It never verifies: only the PBKDF2 hashes an
+        -- administrator sets do.
+        'random-sha256$' || encode(sha256(convert_to(
+          gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
       where not exists (select 1 from found)
       on conflict do nothing
       returning id, true as created, false as admin

@@ -14,8 +14,8 @@ import {
   writeLaunch,
 } from "../../db/queries/launch.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
-import { hashSecret, sha256 } from "../crypto/hashing.ts";
-import { generateToken, randomBytes } from "../crypto/random_token.ts";
+import { sha256 } from "../crypto/hashing.ts";
+import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../errors.ts";
 import type { LaunchPayload } from "./payload.ts";
@@ -164,14 +164,12 @@ export async function runLaunch(
 ): Promise<LaunchResult> {
   const loginToken = encodeBase64Url(randomBytes(32));
   const loginExpiresAt = new Date(Date.now() + PORTAL_LOGIN_HOURS * 3_600_000);
-  // A random password nobody knows: 238 random bits, so a fast salted hash is enough.
-  const passwordHash = await hashSecret(generateToken(40));
   const tokenHash = await sha256(loginToken);
   return await deps.sql.begin(async (tx: Tx) => {
     const found = await launchLookups(tx, lookupQuery(p));
     checkLookups(p, found);
     const agent = await conflictAs(
-      () => retryOnRace(() => upsertAgent(tx, { ...p.agent, passwordHash }), "agent"),
+      () => retryOnRace(() => upsertAgent(tx, p.agent), "agent"),
       `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
     );
     if (agent.admin) refuseAdmin(p.agent.email);

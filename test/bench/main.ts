@@ -10,10 +10,22 @@ import { connect } from "../../db/mod.ts";
 import { startService } from "../../server/boot.ts";
 import { loadConfig } from "../../server/config.ts";
 import { signPayload } from "../../server/launch/signed_request.ts";
-import { parsePeakRssMb, parsePgbench, type PgbenchResult, ratioText } from "./system.ts";
+import {
+  commandCpuSeconds,
+  parsePeakRssMb,
+  parsePgbench,
+  type PgbenchResult,
+  processCpuSeconds,
+  ratioText,
+} from "./system.ts";
 import { parseWrk, renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
 
 const quick = Deno.args.includes("--quick");
+// --cpu-prof <dir>: the single-process server writes a V8 CPU profile there when it stops.
+const profIndex = Deno.args.indexOf("--cpu-prof");
+const cpuProfDir = profIndex >= 0 ? Deno.args[profIndex + 1] : undefined;
+// DATABASE_POOL_SIZE for the server under test (default: the service's own default).
+const poolSize = Deno.env.get("DATABASE_POOL_SIZE");
 const seconds = quick ? 3 : 15;
 const root = new URL("../../", import.meta.url).pathname;
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -95,17 +107,42 @@ async function peakRss(child: Deno.ChildProcess): Promise<number> {
   return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
 }
 
-async function wrk(name: string, url: string, connections: number, script?: string) {
+/** CPU per request of the server process and of PostgreSQL during each wrk case. */
+const cpuNotes = new Map<WrkResult, string>();
+
+async function wrk(
+  name: string,
+  url: string,
+  connections: number,
+  script?: string,
+  serverPid?: number,
+) {
   console.log(`  ${name}: ${connections} connections, ${seconds} s ...`);
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", url];
   if (script) args.unshift("-s", script);
+  const before = serverPid
+    ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")]
+    : null;
   const out = await new Deno.Command("wrk", { args, stdout: "piped", stderr: "piped" }).output();
   const text = new TextDecoder().decode(out.stdout);
+  let result: WrkResult;
   try {
-    return parseWrk(text, name, connections);
+    result = parseWrk(text, name, connections);
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${new TextDecoder().decode(out.stderr)}`);
   }
+  if (before && serverPid) {
+    const served = result.requestsPerSecond * seconds;
+    const server = (await processCpuSeconds(serverPid)) - before[0];
+    const pg = (await commandCpuSeconds("postgres")) - before[1];
+    cpuNotes.set(
+      result,
+      `CPU per request: server ${(server * 1000 / served).toFixed(2)} ms, PostgreSQL ${
+        (pg * 1000 / served).toFixed(2)
+      } ms`,
+    );
+  }
+  return result;
 }
 
 async function pgbench(name: string, db: string, extra: string[]): Promise<PgbenchResult> {
@@ -194,9 +231,15 @@ try {
     BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
     DATA_DIR: tmp,
     LOG_LEVEL: "error",
+    ...(poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
   };
   const port = freePort();
-  const server = spawn(["run", "-A", "server/main.ts"], { ...env, PORT: String(port) });
+  const server = spawn([
+    "run",
+    "-A",
+    ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
+    "server/main.ts",
+  ], { ...env, PORT: String(port) });
   children.push(server);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/readyz`);
@@ -351,16 +394,20 @@ end
 
   const launchUrl = `${base}/portal/api/auth/app/bench`;
   const single: WrkResult[] = [];
-  single.push(await wrk("launch", launchUrl, 16, launchLua));
-  single.push(await wrk("launch", launchUrl, 64, launchLua));
-  single.push(await wrk("token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua));
-  single.push(await wrk("GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua));
+  const pid = server.pid;
+  single.push(await wrk("launch", launchUrl, 16, launchLua, pid));
+  single.push(await wrk("launch", launchUrl, 64, launchLua, pid));
+  single.push(await wrk("token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua, pid));
+  single.push(
+    await wrk("GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua, pid),
+  );
   single.push(
     await wrk(
       "GET /api/v1/sessions?status=open&limit=50",
       `${base}/api/v1/sessions?status=open&limit=50`,
       64,
       bearerLua,
+      pid,
     ),
   );
   const rssSingle = await peakRss(server);
@@ -437,6 +484,10 @@ end
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
   );
 
+  for (const r of single) {
+    const note = cpuNotes.get(r);
+    if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
+  }
   const table = renderRows(rows);
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
     .match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";

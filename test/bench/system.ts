@@ -34,3 +34,30 @@ export function ratioText(value: number, base: number, label: string, target?: n
     : ` ✘ (target ≥ ${target})`;
   return `${r.toFixed(2)} × ${label}${mark}`;
 }
+
+/** CPU seconds (user + system) from the text of /proc/<pid>/stat; `ticks` per second. */
+export function parseCpuSeconds(stat: string, ticks = 100): number {
+  // The command name is in parentheses and may hold spaces: fields follow the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the name: state(0) ... utime is field 14 of the line, i.e. index 11 here; stime 12.
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}
+
+/** CPU seconds used so far by the process `pid`. */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  return parseCpuSeconds(await Deno.readTextFile(`/proc/${pid}/stat`));
+}
+
+/** CPU seconds used so far by every process whose command is `name` (e.g. postgres). */
+export async function commandCpuSeconds(name: string): Promise<number> {
+  let total = 0;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm === name) total += parseCpuSeconds(stat);
+    } catch { /* the process ended */ }
+  }
+  return total;
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parsePeakRssMb, parsePgbench, ratioText } from "../bench/system.ts";
+import { parseCpuSeconds, parsePeakRssMb, parsePgbench, ratioText } from "../bench/system.ts";
 
 const PGBENCH = `pgbench (15.20 (Debian 15.20-0+deb12u1))
 transaction type: <builtin: TPC-B (sort of)>
@@ -33,4 +33,10 @@ Deno.test("ratioText shows the ratio and whether it meets the target", () => {
   assert.equal(ratioText(900, 1000, "TPC-B"), "0.90 × TPC-B");
   assert.equal(ratioText(900, 1000, "TPC-B", 0.8), "0.90 × TPC-B ✔ (target ≥ 0.8)");
   assert.equal(ratioText(300, 1000, "hello", 0.4), "0.30 × hello ✘ (target ≥ 0.4)");
+});
+
+Deno.test("parseCpuSeconds adds utime and stime, even with spaces in the name", () => {
+  const stat = "1234 (deno serve x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 5 0";
+  assert.equal(parseCpuSeconds(stat), 3);
+  assert.equal(parseCpuSeconds(stat, 1000), 0.3);
 });

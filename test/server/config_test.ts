@@ -18,6 +18,9 @@ Deno.test("config defaults", () => {
   assert.equal(c.publicUrl, "http://localhost:8000");
   assert.equal(c.portalPrefix, "/portal");
   assert.equal(c.databaseUrl, undefined);
+  assert.equal(c.databasePoolSize, 10);
+  assert.equal(loadConfig({ DATABASE_POOL_SIZE: "4" }).databasePoolSize, 4);
+  assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: "0" }), /DATABASE_POOL_SIZE/);
   assert.equal(c.dataDir, "./.data");
   assert.equal(c.tokenTtlSeconds, 3600);
   assert.equal(c.tokenCacheSeconds, 30);
