@@ -1,7 +1,5 @@
 /** Database connection: PostgreSQL through DATABASE_URL, or an embedded PGlite under DATA_DIR. */
 import postgres from "postgres";
-import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 /** The `postgres` driver handle every query function takes first. */
 export type Sql = postgres.Sql;
@@ -62,6 +60,9 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   }
   const dataDir = options.dataDir ?? "./.data";
   await Deno.mkdir(dataDir, { recursive: true });
+  // Loaded only in embedded mode: a PostgreSQL deployment never pays for the WebAssembly build.
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   const db = await PGlite.create(`${dataDir}/pglite`);
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 });
   await server.start();

@@ -24,6 +24,7 @@ import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../errors.ts";
 import { launchTemplate, launchUrl } from "../launch/template.ts";
 import { DEFAULT_APP_SCOPES } from "../oauth/scopes.ts";
+import { forgetApps } from "../launch/app_cache.ts";
 import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
 
 /** Validated create input. */
@@ -142,7 +143,7 @@ export async function createAppConfig(
   if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
   const apiKey = input.authType === "signed_request" ? input.apiKey ?? generateToken(32) : null;
   const clientSecret = generateToken(40);
-  return await deps.sql.begin(async (tx) => {
+  const created = await deps.sql.begin(async (tx) => {
     const app = await insertApp(tx, {
       appName: input.appName,
       name: input.name,
@@ -165,6 +166,8 @@ export async function createAppConfig(
     });
     return { ...(await details(deps, tx, origin, app, client)), clientSecret };
   });
+  forgetApps(deps);
+  return created;
 }
 
 /** Reads one configuration. */
@@ -242,6 +245,7 @@ export async function updateAppConfig(
     return { client, app: await details(deps, tx, origin, updated, client) };
   });
   if (patch.clientScopes) deps.auth.forgetClient(result.client.id);
+  forgetApps(deps);
   return result.app;
 }
 
@@ -253,11 +257,12 @@ export async function deleteAppConfig(deps: Deps, appName: string): Promise<void
     return client.id;
   });
   deps.auth.forgetClient(clientDbId);
+  forgetApps(deps);
 }
 
 /** Replaces a signed_request app's API key with a new generated one and returns it. */
 export async function rotateApiKey(deps: Deps, appName: string): Promise<string> {
-  return await deps.sql.begin(async (tx) => {
+  const apiKey = await deps.sql.begin(async (tx) => {
     const { app } = await loadApp(tx, appName);
     if (app.authType !== "signed_request") {
       throw new AppError(
@@ -270,6 +275,8 @@ export async function rotateApiKey(deps: Deps, appName: string): Promise<string>
     await updateApp(tx, app.id, { ...app, apiKeySealed: await deps.secrets.encrypt(apiKey) });
     return apiKey;
   });
+  forgetApps(deps);
+  return apiKey;
 }
 
 /** Replaces an app's client secret (revoking its live tokens) and returns the new one. */

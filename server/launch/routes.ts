@@ -2,7 +2,8 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AppRow, findAppByName } from "../../db/queries/apps.ts";
+import type { AppRow } from "../../db/queries/apps.ts";
+import { cachedApp } from "./app_cache.ts";
 import { insertFailedLaunch } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -59,7 +60,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     let appRow: AppRow | null = null;
     let payload: Record<string, unknown> | null = null;
     try {
-      appRow = await findAppByName(deps.sql, appName);
+      appRow = await cachedApp(deps, appName);
       if (!appRow || !appRow.enabled) {
         appRow = null;
         throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
@@ -135,7 +136,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
   async function corsFor(c: Context<AppEnv>, res: Response): Promise<void> {
     const origin = c.req.header("Origin");
     if (!origin) return;
-    const row = await findAppByName(deps.sql, c.req.param("app_name") ?? "");
+    const row = await cachedApp(deps, c.req.param("app_name") ?? "");
     if (row && originAllowed(origin, row.frameAncestors)) {
       res.headers.set("Access-Control-Allow-Origin", origin);
       res.headers.set("Vary", "Origin");

@@ -34,6 +34,9 @@ const CUSTOMERS = 50_000;
 const SESSIONS = 100_000;
 const SIGNED = quick ? 4_000 : 30_000;
 const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
+// The V8 flags `deno task start` runs the service with, read from deno.json.
+const START = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks.start.command as string;
+const V8_FLAGS = START.split(" ").filter((word) => word.startsWith("--v8-flags="));
 const CLIENT = { id: "bench", secret: "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz" };
 
 async function have(command: string, args = ["--version"]): Promise<boolean> {
@@ -145,8 +148,12 @@ async function wrk(
   return result;
 }
 
+/** PostgreSQL CPU per transaction during each pgbench run. */
+const pgCpuNotes = new Map<PgbenchResult, string>();
+
 async function pgbench(name: string, db: string, extra: string[]): Promise<PgbenchResult> {
   console.log(`  ${name}: 64 clients, ${seconds} s ...`);
+  const cpuBefore = await commandCpuSeconds("postgres");
   const url = new URL(databaseUrl);
   const out = await new Deno.Command("pgbench", {
     args: [
@@ -172,7 +179,13 @@ async function pgbench(name: string, db: string, extra: string[]): Promise<Pgben
     stdout: "piped",
     stderr: "piped",
   }).output();
-  return parsePgbench(new TextDecoder().decode(out.stdout), name, 64);
+  const result = parsePgbench(new TextDecoder().decode(out.stdout), name, 64);
+  const cpu = (await commandCpuSeconds("postgres")) - cpuBefore;
+  pgCpuNotes.set(
+    result,
+    `PostgreSQL CPU per transaction ${(cpu * 1000 / (result.tps * seconds)).toFixed(2)} ms`,
+  );
+  return result;
 }
 
 const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -237,6 +250,7 @@ try {
   const server = spawn([
     "run",
     "-A",
+    ...V8_FLAGS,
     ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
     "server/main.ts",
   ], { ...env, PORT: String(port) });
@@ -419,6 +433,7 @@ end
     [
       "serve",
       "-A",
+      ...V8_FLAGS,
       "--parallel",
       "--host",
       "127.0.0.1",
@@ -484,6 +499,7 @@ end
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
   );
 
+  for (const r of [tpcb, selectOnly]) notes.push(`${r.name}: ${pgCpuNotes.get(r)}.`);
   for (const r of single) {
     const note = cpuNotes.get(r);
     if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);

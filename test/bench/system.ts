@@ -48,7 +48,16 @@ export async function processCpuSeconds(pid: number): Promise<number> {
   return parseCpuSeconds(await Deno.readTextFile(`/proc/${pid}/stat`));
 }
 
-/** CPU seconds used so far by every process whose command is `name` (e.g. postgres). */
+/** CPU seconds of the children a process has waited for (cutime + cstime). */
+export function parseChildCpuSeconds(stat: string, ticks = 100): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) / ticks;
+}
+
+/**
+ * CPU seconds used so far by every process whose command is `name` (e.g. postgres), including
+ * the children they have reaped: backends that already exited count through their postmaster.
+ */
 export async function commandCpuSeconds(name: string): Promise<number> {
   let total = 0;
   for await (const entry of Deno.readDir("/proc")) {
@@ -56,7 +65,7 @@ export async function commandCpuSeconds(name: string): Promise<number> {
     try {
       const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (comm === name) total += parseCpuSeconds(stat);
+      if (comm === name) total += parseCpuSeconds(stat) + parseChildCpuSeconds(stat);
     } catch { /* the process ended */ }
   }
   return total;

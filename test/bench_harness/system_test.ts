@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { parseCpuSeconds, parsePeakRssMb, parsePgbench, ratioText } from "../bench/system.ts";
+import {
+  parseChildCpuSeconds,
+  parseCpuSeconds,
+  parsePeakRssMb,
+  parsePgbench,
+  ratioText,
+} from "../bench/system.ts";
 
 const PGBENCH = `pgbench (15.20 (Debian 15.20-0+deb12u1))
 transaction type: <builtin: TPC-B (sort of)>
@@ -36,7 +42,8 @@ Deno.test("ratioText shows the ratio and whether it meets the target", () => {
 });
 
 Deno.test("parseCpuSeconds adds utime and stime, even with spaces in the name", () => {
-  const stat = "1234 (deno serve x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 5 0";
+  const stat = "1234 (deno serve x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 20 0 20 0 5 0";
   assert.equal(parseCpuSeconds(stat), 3);
   assert.equal(parseCpuSeconds(stat, 1000), 0.3);
+  assert.equal(parseChildCpuSeconds(stat), 0.2, "cutime 20 + cstime 0");
 });
