@@ -41,7 +41,7 @@ import {
   sessionsPage,
 } from "./pages.tsx";
 import { requestRemoteConnection } from "./remote.ts";
-import { launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
+import { defaultView, launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
 
 /** Failed sign-ins allowed per account, and per client address, in LOGIN_WINDOW_MS. */
 export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
@@ -306,18 +306,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   app.get("/sessions", async (c) => {
     const agent = await agentOr(c);
     if (agent instanceof Response) return agent;
-    const language = portalLanguage(contentLanguage(agent.locale));
-    const view: ScreenView = {
-      target: "standard",
-      paths: null,
-      showSessionStatusChange: true,
-      showAssignToMeButton: true,
-      showSessionTransferButton: true,
-      locale: agent.locale ?? "en",
-      language,
-      launchId: null,
-      frameAncestors: [],
-    };
+    const view = defaultView(agent);
     return c.html(
       sessionsPage(pageContext(agent, view), await sessionsOfAgent(deps.sql, agent.userId, 200)),
     );

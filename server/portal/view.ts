@@ -37,6 +37,11 @@ export async function resolveView(
       frameAncestors: found.frameAncestors,
     };
   }
+  return defaultView(agent);
+}
+
+/** The view without a launch: standard flavor, all paths, every control, the agent's language. */
+export function defaultView(agent: PortalAgent): ScreenView {
   return {
     target: "standard",
     paths: null,

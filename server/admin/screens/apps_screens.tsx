@@ -26,7 +26,7 @@ import {
   type Errors,
   Field,
 } from "./layout.tsx";
-import { all, type ScreenEnv, str } from "./routes.tsx";
+import { adminContext, all, type ScreenEnv, str } from "./routes.tsx";
 
 /** What the app form holds, as typed. */
 interface AppForm {
@@ -281,11 +281,7 @@ function AppSaved(
 
 /** Registers the authentication screens. */
 export function appScreens(app: Hono<ScreenEnv>, deps: Deps): void {
-  const ctxOf = (c: Context<ScreenEnv>): AdminContext => ({
-    admin: c.get("admin"),
-    csrf: c.get("admin").csrf,
-    section: "apps",
-  });
+  const ctxOf = (c: Context<ScreenEnv>) => adminContext(c, "apps");
   const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
 
   app.get("/apps", async (c) => {

@@ -28,17 +28,8 @@ import {
   removeCustomField,
   writeFieldSettings,
 } from "../settings.ts";
-import {
-  type AdminContext,
-  adminPage,
-  Banner,
-  Check,
-  Csrf,
-  errorMap,
-  type Errors,
-  Field,
-} from "./layout.tsx";
-import { type ScreenEnv, str } from "./routes.tsx";
+import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminContext, type ScreenEnv, str } from "./routes.tsx";
 
 /** Steps as the path form writes them: `# Title` lines, each followed by its body. */
 export function stepsToText(steps: { title: string; body: string }[]): string {
@@ -79,11 +70,7 @@ function pathFormOf(p: GuidedPath): PathForm {
 
 /** Registers the settings and catalog screens. */
 export function configScreens(app: Hono<ScreenEnv>, deps: Deps): void {
-  const ctxOf = (c: Context<ScreenEnv>, section: string): AdminContext => ({
-    admin: c.get("admin"),
-    csrf: c.get("admin").csrf,
-    section,
-  });
+  const ctxOf = adminContext;
 
   app.get("/field-settings", async (c) => {
     const s = await readFieldSettings(deps);

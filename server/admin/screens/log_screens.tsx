@@ -5,16 +5,8 @@ import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { type Inspection, inspectSignedRequest } from "../inspector.ts";
 import { launchDetail, launchLog } from "../launch_log.ts";
-import {
-  type AdminContext,
-  adminPage,
-  Banner,
-  Csrf,
-  errorMap,
-  type Errors,
-  Field,
-} from "./layout.tsx";
-import { type ScreenEnv, str } from "./routes.tsx";
+import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminContext, type ScreenEnv, str } from "./routes.tsx";
 
 /** Launch attempts per page. */
 export const LAUNCHES_PAGE = 50;
@@ -103,11 +95,7 @@ function InspectionView(props: { r: Inspection }) {
 
 /** Registers the launch log and inspector screens. */
 export function logScreens(app: Hono<ScreenEnv>, deps: Deps): void {
-  const ctxOf = (c: Context<ScreenEnv>, section: string): AdminContext => ({
-    admin: c.get("admin"),
-    csrf: c.get("admin").csrf,
-    section,
-  });
+  const ctxOf = adminContext;
 
   app.get("/launches", async (c) => {
     const appName = (c.req.query("app") ?? "").trim().slice(0, 64);

@@ -14,17 +14,8 @@ import {
   userById,
 } from "../people.ts";
 import { AgentPasswordSchema } from "../schemas.ts";
-import {
-  type AdminContext,
-  adminPage,
-  Banner,
-  Check,
-  Csrf,
-  errorMap,
-  type Errors,
-  Field,
-} from "./layout.tsx";
-import { all, type ScreenEnv, str } from "./routes.tsx";
+import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminContext, all, type ScreenEnv, str } from "./routes.tsx";
 
 /** Users per page. */
 export const USERS_PAGE = 50;
@@ -37,11 +28,7 @@ function idParam(c: Context): number {
 
 /** Registers the user and team screens. */
 export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
-  const ctxOf = (c: Context<ScreenEnv>, section: string): AdminContext => ({
-    admin: c.get("admin"),
-    csrf: c.get("admin").csrf,
-    section,
-  });
+  const ctxOf = adminContext;
 
   app.get("/users", async (c) => {
     const q = (c.req.query("q") ?? "").trim().slice(0, 200);

@@ -17,7 +17,7 @@ import { AppError } from "../../errors.ts";
 import { FailureLimiter } from "../../failure_limiter.ts";
 import { appScreens } from "./apps_screens.tsx";
 import { configScreens } from "./config_screens.tsx";
-import { adminPage, Banner, type Errors, Field } from "./layout.tsx";
+import { type AdminContext, adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { logScreens } from "./log_screens.tsx";
 import { peopleScreens } from "./people_screens.tsx";
 import {
@@ -186,6 +186,11 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     throw err;
   });
   return app;
+}
+
+/** The page context of a screen in `section`. */
+export function adminContext(c: Context<ScreenEnv>, section: string): AdminContext {
+  return { admin: c.get("admin"), csrf: c.get("admin").csrf, section };
 }
 
 /** A form value as text ("" when absent or a file). */
