@@ -78,20 +78,16 @@ export interface AgentUpsert {
   admin: boolean;
 }
 
-/**
- * Finds the agent by external id, else by e-mail, and updates the profile; or creates one. An
- * administrator's account is never touched. Returns null when a concurrent launch inserted the
- * same agent first (the caller retries).
- */
-export async function upsertAgent(tx: Tx, v: AgentValues): Promise<AgentUpsert | null> {
-  const [row] = await tx<AgentUpsert[]>`
-    with found as (
+/** The agent CTEs: find by external id, else e-mail; update an agent, never an admin; else insert. */
+function agentCtes(tx: Tx, v: AgentValues) {
+  return tx`
+    a_found as (
       select id, role from users
       where external_id = ${v.externalId} or lower(email) = lower(${v.email})
       order by (external_id = ${v.externalId}) is true desc
       limit 1
     ),
-    updated as (
+    a_updated as (
       update users u set
         external_id = coalesce(${v.externalId}, u.external_id),
         email = ${v.email},
@@ -100,10 +96,10 @@ export async function upsertAgent(tx: Tx, v: AgentValues): Promise<AgentUpsert |
         phone = coalesce(${v.phone}, u.phone),
         locale = coalesce(${v.locale}, u.locale),
         updated_at = now()
-      from found where u.id = found.id and found.role = 'agent'
+      from a_found where u.id = a_found.id and a_found.role = 'agent'
       returning u.id, false as created, false as admin
     ),
-    inserted as (
+    a_inserted as (
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
         password_hash)
       select 'agent', ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone},
@@ -113,14 +109,15 @@ export async function upsertAgent(tx: Tx, v: AgentValues): Promise<AgentUpsert |
         -- administrator sets do.
         'random-sha256$' || encode(sha256(convert_to(
           gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
-      where not exists (select 1 from found)
+      where not exists (select 1 from a_found)
       on conflict do nothing
       returning id, true as created, false as admin
+    ),
+    agent as (
+      select * from a_updated union all select * from a_inserted
+      union all select id, false, true from a_found where role = 'admin'
     )
-    select * from updated union all select * from inserted
-    union all select id, false, true from found where role = 'admin'
   `;
-  return row ?? null;
 }
 
 /** Customer fields a launch writes. */
@@ -135,16 +132,12 @@ export interface CustomerValues {
 }
 
 /**
- * Resolves the customer: the session's own customer when its e-mail or external id matches, else
- * by e-mail, else by external id; updates it, or creates one. Null means a concurrent insert won.
+ * The customer CTEs: the session's own customer when its e-mail or external id matches, else by
+ * e-mail, else by external id; update it, or insert one.
  */
-export async function upsertCustomer(
-  tx: Tx,
-  v: CustomerValues,
-  sessionCustomerId: number | null,
-): Promise<{ id: number; created: boolean } | null> {
-  const [row] = await tx<{ id: number; created: boolean }[]>`
-    with found as (
+function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | null) {
+  return tx`
+    c_found as (
       select id from (
         select id, 1 as rank from customers
         where id = ${sessionCustomerId}
@@ -155,7 +148,7 @@ export async function upsertCustomer(
         select id, 3 from customers where external_id = ${v.externalId}
       ) c order by rank limit 1
     ),
-    updated as (
+    c_updated as (
       update customers c set
         external_id = ${v.externalId},
         email = ${v.email},
@@ -165,21 +158,45 @@ export async function upsertCustomer(
         phone2 = coalesce(${v.phone2}, c.phone2),
         other_phone = coalesce(${v.otherPhone}, c.other_phone),
         updated_at = now()
-      from found where c.id = found.id
+      from c_found where c.id = c_found.id
       returning c.id, false as created
     ),
-    inserted as (
+    c_inserted as (
       insert into customers (external_id, email, first_name, last_name, phone1, phone2,
         other_phone)
       select ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone1},
         ${v.phone2}, ${v.otherPhone}
-      where not exists (select 1 from found)
+      where not exists (select 1 from c_found)
       on conflict do nothing
       returning id, true as created
-    )
-    select * from updated union all select * from inserted
+    ),
+    customer as (select * from c_updated union all select * from c_inserted)
   `;
-  return row ?? null;
+}
+
+/** What upsertPeople did; a null side lost a race to a concurrent insert (the caller retries). */
+export interface PeopleUpsert {
+  agent: AgentUpsert | null;
+  customer: { id: number; created: boolean } | null;
+}
+
+/**
+ * Upserts the agent and the customer in ONE statement. Throws a unique violation (23505, with
+ * its table_name) when an e-mail and an external id belong to two different rows.
+ */
+export async function upsertPeople(
+  tx: Tx,
+  agent: AgentValues,
+  customer: CustomerValues,
+  sessionCustomerId: number | null,
+): Promise<PeopleUpsert> {
+  const [row] = await tx<PeopleUpsert[]>`
+    with ${agentCtes(tx, agent)}, ${customerCtes(tx, customer, sessionCustomerId)}
+    select
+      (select row_to_json(a) from (select * from agent limit 1) a) as agent,
+      (select row_to_json(c) from (select * from customer limit 1) c) as customer
+  `;
+  return row;
 }
 
 /** The session a launch writes: a new one (id null) or an existing one. */

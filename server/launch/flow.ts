@@ -1,16 +1,16 @@
 /**
  * The launch processing flow (spec §5.4) in ONE transaction: lookups, agent, customer, session,
  * custom fields, devices, teams, launch record and portal login. Either all of it is written or
- * none of it. Round trips: BEGIN, lookups, agent, customer, session and the rest, COMMIT = 6.
+ * none of it. Round trips: BEGIN, lookups, agent and customer, session and the rest, COMMIT = 5.
  */
 import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
 import {
   type LaunchLookups,
   launchLookups,
+  type PeopleUpsert,
   planLookups,
-  upsertAgent,
-  upsertCustomer,
+  upsertPeople,
   writeLaunch,
 } from "../../db/queries/launch.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
@@ -139,21 +139,30 @@ function refuseAdmin(email: string): never {
   );
 }
 
-async function retryOnRace<T>(step: () => Promise<T | null>, what: string): Promise<T> {
+/**
+ * Runs the agent-and-customer upsert, again when a concurrent launch inserted one of them first
+ * (the side that already succeeded is then found and updated again, which changes nothing), and
+ * turns a unique violation into a 409 naming the identity in conflict.
+ */
+async function upsertBoth(step: () => Promise<PeopleUpsert>, p: LaunchPayload) {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const out = await step();
-    if (out) return out;
+    let out: PeopleUpsert;
+    try {
+      out = await step();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const table = (err as { table_name?: string }).table_name;
+      throw new AppError(
+        409,
+        "identity_conflict",
+        table === "customers"
+          ? `contactEmail ${p.customer.email} and contactId ${p.customer.externalId} belong to two different customers`
+          : `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
+      );
+    }
+    if (out.agent && out.customer) return { agent: out.agent, customer: out.customer };
   }
-  throw new Error(`${what}: concurrent inserts kept winning`);
-}
-
-async function conflictAs<T>(step: () => Promise<T>, message: string): Promise<T> {
-  try {
-    return await step();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError(409, "identity_conflict", message);
-    throw err;
-  }
+  throw new Error("agent and customer: concurrent inserts kept winning");
 }
 
 /** Runs a launch; throws AppError for every refusal, after which nothing was written. */
@@ -168,19 +177,11 @@ export async function runLaunch(
   return await deps.sql.begin(async (tx: Tx) => {
     const found = await launchLookups(tx, lookupQuery(p));
     checkLookups(p, found);
-    const agent = await conflictAs(
-      () => retryOnRace(() => upsertAgent(tx, p.agent), "agent"),
-      `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
+    const { agent, customer } = await upsertBoth(
+      () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
+      p,
     );
     if (agent.admin) refuseAdmin(p.agent.email);
-    const customer = await conflictAs(
-      () =>
-        retryOnRace(
-          () => upsertCustomer(tx, p.customer, found.session?.customerId ?? null),
-          "customer",
-        ),
-      `contactEmail ${p.customer.email} and contactId ${p.customer.externalId} belong to two different customers`,
-    );
     const { launchId, sessionId } = await writeLaunch(tx, {
       session: {
         id: found.session?.id ?? null,

@@ -17,14 +17,27 @@ export interface VerifiedRequest {
   payload: Record<string, unknown>;
 }
 
-async function hmacKey(key: string, usage: "sign" | "verify"): Promise<CryptoKey> {
-  return await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(key),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    [usage],
-  );
+// Imported HMAC keys by usage and key text: importing costs as much as a verification.
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+const MAX_IMPORTED_KEYS = 1000;
+
+function hmacKey(key: string, usage: "sign" | "verify"): Promise<CryptoKey> {
+  const id = `${usage}:${key}`;
+  let found = importedKeys.get(id);
+  if (!found) {
+    found = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(key),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      [usage],
+    );
+    importedKeys.set(id, found);
+    if (importedKeys.size > MAX_IMPORTED_KEYS) {
+      importedKeys.delete(importedKeys.keys().next().value!);
+    }
+  }
+  return found;
 }
 
 /** Signs a JSON text: Base64 of its UTF-8 bytes, HMAC-SHA256 over that, joined by a period. */
