@@ -245,6 +245,26 @@ Deno.test({
         await page.close();
       });
 
+      await t.step(
+        "unknown session in a new tab: the error reaches the opener inline",
+        async () => {
+          const page = await openHost();
+          await setParams(page, "tab", { ...CONTACT, sessionId: 999998 });
+          const [popup] = await Promise.all([
+            context.waitForEvent("page"),
+            page.click("#tab button"),
+          ]);
+          await page.waitForFunction(() =>
+            /Session 999998 not found/.test(
+              document.getElementById("tab")!.shadowRoot!.querySelector("[role=alert]")
+                ?.textContent ?? "",
+            )
+          );
+          await popup.close();
+          await page.close();
+        },
+      );
+
       await t.step("a blocked popup is reported inline", async () => {
         const page = await context.newPage();
         await page.addInitScript(() => {
