@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "./env.ts";
-import { bodyHash } from "./api/etag.ts";
+import { bodyHash, notModified } from "./api/etag.ts";
 
 /** Where `deno task build` writes the element. */
 export const WIDGET_FILE = new URL("../widget/dist/portal-launcher.js", import.meta.url);
@@ -34,9 +34,7 @@ export function widgetRoutes(file: URL = WIDGET_FILE): Hono<AppEnv> {
     c.header("ETag", cached.etag);
     c.header("Cache-Control", "public, max-age=300, must-revalidate");
     c.header("Content-Type", "text/javascript; charset=utf-8");
-    if (c.req.header("If-None-Match")?.split(",").some((t) => t.trim() === cached!.etag)) {
-      return c.body(null, 304);
-    }
+    if (notModified(c, cached.etag)) return c.body(null, 304);
     return c.body(cached.text);
   });
   return app;

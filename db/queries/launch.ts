@@ -71,10 +71,9 @@ export interface AgentValues {
   locale: string | null;
 }
 
-/** What upsertAgent did: `admin` means the identity is an administrator's and nothing changed. */
+/** The agent found or created; `admin` means the identity is an administrator's, left unchanged. */
 export interface AgentUpsert {
   id: number;
-  created: boolean;
   admin: boolean;
 }
 
@@ -97,7 +96,7 @@ function agentCtes(tx: Tx, v: AgentValues) {
         locale = coalesce(${v.locale}, u.locale),
         updated_at = now()
       from a_found where u.id = a_found.id and a_found.role = 'agent'
-      returning u.id, false as created, false as admin
+      returning u.id, false as admin
     ),
     a_inserted as (
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
@@ -111,11 +110,11 @@ function agentCtes(tx: Tx, v: AgentValues) {
           gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
       where not exists (select 1 from a_found)
       on conflict do nothing
-      returning id, true as created, false as admin
+      returning id, false as admin
     ),
     agent as (
       select * from a_updated union all select * from a_inserted
-      union all select id, false, true from a_found where role = 'admin'
+      union all select id, true from a_found where role = 'admin'
     )
   `;
 }
@@ -159,7 +158,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         other_phone = coalesce(${v.otherPhone}, c.other_phone),
         updated_at = now()
       from c_found where c.id = c_found.id
-      returning c.id, false as created
+      returning c.id
     ),
     c_inserted as (
       insert into customers (external_id, email, first_name, last_name, phone1, phone2,
@@ -168,7 +167,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         ${v.phone2}, ${v.otherPhone}
       where not exists (select 1 from c_found)
       on conflict do nothing
-      returning id, true as created
+      returning id
     ),
     customer as (select * from c_updated union all select * from c_inserted)
   `;
@@ -177,7 +176,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
 /** What upsertPeople did; a null side lost a race to a concurrent insert (the caller retries). */
 export interface PeopleUpsert {
   agent: AgentUpsert | null;
-  customer: { id: number; created: boolean } | null;
+  customer: { id: number } | null;
 }
 
 /**
@@ -352,23 +351,4 @@ export async function planLookups(
     agentIsAdmin: row.agentIsAdmin,
     customerIds: row.customerIds.map(Number),
   };
-}
-
-/** The agent a live portal login belongs to. */
-export interface PortalLoginRow {
-  userId: number;
-  email: string;
-  firstName: string;
-  lastName: string;
-  locale: string | null;
-}
-
-/** Finds the live portal login of a token hash. */
-export async function findPortalLogin(tx: Tx, tokenHash: string): Promise<PortalLoginRow | null> {
-  const [row] = await tx<PortalLoginRow[]>`
-    select u.id as user_id, u.email, u.first_name, u.last_name, u.locale
-    from portal_logins l join users u on u.id = l.user_id
-    where l.token_hash = ${tokenHash} and l.expires_at > now()
-  `;
-  return row ?? null;
 }

@@ -126,32 +126,3 @@ export async function deleteTeam(sql: Sql, id: number): Promise<boolean> {
   const rows = await sql`delete from teams where id = ${id} returning id`;
   return rows.length > 0;
 }
-
-/** An administrator who may sign in to the admin screens. */
-export async function adminForLogin(
-  sql: Sql,
-  email: string,
-): Promise<{ id: number; passwordHash: string | null } | null> {
-  const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
-    select id, password_hash from users where lower(email) = lower(${email}) and role = 'admin'
-  `;
-  return row ?? null;
-}
-
-/** The administrator of a live login token hash, or null (agents' logins do not count). */
-export async function findAdminLogin(
-  sql: Sql,
-  tokenHash: string,
-): Promise<{ userId: number; email: string; firstName: string; lastName: string } | null> {
-  const [row] = await sql<{ userId: number; email: string; firstName: string; lastName: string }[]>`
-    select u.id as user_id, u.email, u.first_name, u.last_name
-    from portal_logins l join users u on u.id = l.user_id
-    where l.token_hash = ${tokenHash} and l.expires_at > now() and u.role = 'admin'
-  `;
-  return row ?? null;
-}
-
-/** Ends a login. */
-export async function deleteLogin(sql: Sql, tokenHash: string): Promise<void> {
-  await sql`delete from portal_logins where token_hash = ${tokenHash}`;
-}

@@ -152,36 +152,3 @@ export async function insertSessionEventOnce(
   `;
   return rows.length > 0;
 }
-
-/** The events of a session, oldest first. */
-export async function sessionEvents(
-  sql: Sql,
-  sessionId: number,
-): Promise<{ kind: SessionEventKind; agentId: number | null; detail: unknown; createdAt: Date }[]> {
-  return await sql`
-    select kind, agent_id, detail, created_at from session_events
-    where session_id = ${sessionId} order by id
-  `;
-}
-
-/** An agent who may sign in with a password. */
-export async function agentForLogin(
-  sql: Sql,
-  email: string,
-): Promise<{ id: number; passwordHash: string | null } | null> {
-  const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
-    select id, password_hash from users where lower(email) = lower(${email}) and role = 'agent'
-  `;
-  return row ?? null;
-}
-
-/** Stores a portal login (the token's hash). */
-export async function insertPortalLogin(
-  sql: Sql,
-  v: { tokenHash: string; userId: number; expiresAt: Date },
-): Promise<void> {
-  await sql`
-    insert into portal_logins (token_hash, user_id, expires_at)
-    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt})
-  `;
-}

@@ -1,4 +1,5 @@
 /** The guided-path catalog: categories and paths (deleting is soft). */
+import { withIsoTimes } from "../api/views.ts";
 import type { z } from "@hono/zod-openapi";
 import {
   type CategoryRow,
@@ -34,11 +35,11 @@ export type GuidedPath = Omit<PathRow, "createdAt" | "updatedAt"> & {
 };
 
 function categoryView(row: CategoryRow): Category {
-  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return withIsoTimes(row);
 }
 
 function pathView(row: PathRow): GuidedPath {
-  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return withIsoTimes(row);
 }
 
 function unknownCategory(uid: string): AppError {

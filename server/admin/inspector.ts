@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../errors.ts";
 import { type LaunchPlan, planLaunch } from "../launch/flow.ts";
 import { parseLaunchPayload } from "../launch/payload.ts";
-import { signatureMatches } from "../launch/signed_request.ts";
+import { hmacBase64, signatureMatches } from "../launch/signed_request.ts";
 import { signingKeys } from "../launch/signing_keys.ts";
 
 /** What the inspector found. */
@@ -29,19 +29,6 @@ export interface Inspection {
   /** The dry run's plan, or its refusal. */
   plan: LaunchPlan | null;
   planError: { status: number; message: string; errors: FieldError[] } | null;
-}
-
-const encoder = new TextEncoder();
-
-async function macBase64(text: string, key: string): Promise<string> {
-  const k = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(key),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return encodeBase64(new Uint8Array(await crypto.subtle.sign("HMAC", k, encoder.encode(text))));
 }
 
 function sameBytes(a: string, b: string): boolean {
@@ -105,7 +92,7 @@ async function diagnose(
       }
     } catch { /* not JSON: reported elsewhere */ }
     for (const key of keys) {
-      if (sameBytes(sig, await macBase64(payloadText, key))) {
+      if (sameBytes(sig, await hmacBase64(payloadText, key))) {
         return [
           "The HMAC was computed over the JSON text instead of its Base64 encoding (spec §4.1 " +
           "step 3: sign the Base64 text).",

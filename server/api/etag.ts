@@ -18,20 +18,20 @@ export function bodyHash(text: string): string {
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
+/** True when the request's If-None-Match names `tag` (weakly or strongly) or is `*`. */
+export function notModified(c: Context, tag: string): boolean {
+  const asked = c.req.header("If-None-Match");
+  return !!asked &&
+    (asked.trim() === "*" || asked.split(",").some((t) => t.trim().replace(/^W\//, "") === tag));
+}
+
 /** Answers `body` as JSON with a strong ETag, or 304 when If-None-Match already has it. */
 export function jsonWithEtag(c: Context, body: unknown): Response {
   const text = JSON.stringify(body);
   const tag = `"${bodyHash(text)}"`;
   c.header("ETag", tag);
   c.header("Cache-Control", "no-store");
-  const asked = c.req.header("If-None-Match");
-  if (asked && (asked.trim() === "*" || asked.split(",").some((t) => matches(t, tag)))) {
-    return c.body(null, 304);
-  }
+  if (notModified(c, tag)) return c.body(null, 304);
   c.header("Content-Type", "application/json");
   return c.body(text, 200);
-}
-
-function matches(candidate: string, tag: string): boolean {
-  return candidate.trim().replace(/^W\//, "") === tag;
 }

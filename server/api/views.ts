@@ -21,14 +21,19 @@ export function sessionView(row: SessionRow) {
   };
 }
 
+/** A row with its created and updated times as ISO text. */
+export function withIsoTimes<R extends { createdAt: Date; updatedAt: Date }>(row: R) {
+  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
 /** A customer as the API shows it. */
 export function customerView(row: CustomerRow) {
-  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return withIsoTimes(row);
 }
 
 /** An agent as the API shows it. */
 export function agentView(row: AgentRow) {
-  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return withIsoTimes(row);
 }
 
 /** A launch attempt as the API shows it. */

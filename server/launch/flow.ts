@@ -13,9 +13,7 @@ import {
   upsertPeople,
   writeLaunch,
 } from "../../db/queries/launch.ts";
-import { encodeBase64Url } from "../crypto/base64.ts";
-import { sha256 } from "../crypto/hashing.ts";
-import { randomBytes } from "../crypto/random_token.ts";
+import { newLoginToken } from "../logins.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../errors.ts";
 import type { LaunchPayload } from "./payload.ts";
@@ -40,7 +38,6 @@ export interface LaunchResult {
   agentId: number;
   customerId: number;
   loginToken: string;
-  loginExpiresAt: Date;
 }
 
 /** What a launch would do (the dry run). */
@@ -171,9 +168,7 @@ export async function runLaunch(
   p: LaunchPayload,
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
-  const loginToken = encodeBase64Url(randomBytes(32));
-  const loginExpiresAt = new Date(Date.now() + PORTAL_LOGIN_HOURS * 3_600_000);
-  const tokenHash = await sha256(loginToken);
+  const login = await newLoginToken(PORTAL_LOGIN_HOURS);
   return await deps.sql.begin(async (tx: Tx) => {
     const found = await launchLookups(tx, lookupQuery(p));
     checkLookups(p, found);
@@ -198,15 +193,14 @@ export async function runLaunch(
       devices: p.session.devices,
       teams: p.agent.teams ?? [],
       launch: { ...meta, view: p.view },
-      login: { tokenHash, expiresAt: loginExpiresAt },
+      login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
     });
     return {
       launchId,
       sessionId,
       agentId: agent.id,
       customerId: customer.id,
-      loginToken,
-      loginExpiresAt,
+      loginToken: login.token,
     };
   });
 }

@@ -94,6 +94,12 @@ function matchesText(path: CatalogPath, text: string): boolean {
   return haystack.includes(needle);
 }
 
+/** Rules 3 and 5: a Start Remote Connection button goes with every path run only when the
+ * launch has remote true and search entries. */
+export function offersRemoteButton(paths: LaunchView["paths"]): boolean {
+  return (paths?.remote ?? false) && (paths?.search.length ?? 0) > 0;
+}
+
 /** Decides the paths panel (spec §2.3 rules 2-12). */
 export function pathsPanel(input: PathsInput): PathsPanel {
   const { paths, catalog } = input;
@@ -115,7 +121,7 @@ export function pathsPanel(input: PathsInput): PathsPanel {
     autoRunUid: single,
     listing: base.filter((p) => matchesText(p, searchText)),
     searchText,
-    remoteButton: (paths?.remote ?? false) && search.length > 0,
+    remoteButton: offersRemoteButton(paths),
     recentlyUsed: allPaths && afterFirst
       ? [...new Set(input.recentUids)].map((uid) => byUid.get(uid)).filter((p) => !!p)
         .slice(0, RECENT_LIMIT) as CatalogPath[]

@@ -43,12 +43,13 @@ function hmacKey(key: string, usage: "sign" | "verify"): Promise<CryptoKey> {
 /** Signs a JSON text: Base64 of its UTF-8 bytes, HMAC-SHA256 over that, joined by a period. */
 export async function signPayload(payloadJson: string, key: string): Promise<string> {
   const encodedPayload = encodeBase64(payloadJson);
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await hmacKey(key, "sign"),
-    encoder.encode(encodedPayload),
-  );
-  return `${encodeBase64(new Uint8Array(mac))}.${encodedPayload}`;
+  return `${await hmacBase64(encodedPayload, key)}.${encodedPayload}`;
+}
+
+/** Base64 of HMAC-SHA256 over the UTF-8 bytes of `text`, keyed with `key`. */
+export async function hmacBase64(text: string, key: string): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(key, "sign"), encoder.encode(text));
+  return encodeBase64(new Uint8Array(mac));
 }
 
 function invalidSignature(raw: string): AppError {

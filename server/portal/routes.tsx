@@ -5,9 +5,7 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import {
-  agentForLogin,
   insertPathRun,
-  insertPortalLogin,
   insertSessionEvent,
   publishedPaths,
   recentPathUids,
@@ -17,19 +15,16 @@ import {
 } from "../../db/queries/portal.ts";
 import { sessionById } from "../../db/queries/sessions.ts";
 import { clientAddress } from "../client_address.ts";
-import { FailureLimiter } from "../failure_limiter.ts";
-import { encodeBase64Url } from "../crypto/base64.ts";
-import { sha256, verifyPassword } from "../crypto/hashing.ts";
-import { randomBytes } from "../crypto/random_token.ts";
+import { csrfMatches, PasswordSignIn } from "../logins.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AppError } from "../errors.ts";
 import { PORTAL_LOGIN_HOURS } from "../launch/flow.ts";
 import { frameAncestorsCsp } from "../launch/pages.tsx";
-import { type CatalogPath, pathsPanel, RECENT_LIMIT } from "../launch/paths.ts";
+import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "../launch/paths.ts";
 import { contentLanguage } from "../launch/payload.ts";
 import { changeSession } from "../sessions/changes.ts";
-import { csrfMatches, currentAgent, loginCookie, type PortalAgent, safeNext } from "./auth.ts";
+import { currentAgent, loginCookie, type PortalAgent, safeNext } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
   loginPage,
@@ -55,8 +50,10 @@ const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export function portalRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
-  const byAccount = new FailureLimiter(LOGIN_LIMITS.perAccount, LOGIN_WINDOW_MS);
-  const byAddress = new FailureLimiter(LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+  const signIn = new PasswordSignIn("agent", PORTAL_LOGIN_HOURS, {
+    ...LOGIN_LIMITS,
+    windowMs: LOGIN_WINDOW_MS,
+  });
 
   app.use("*", async (c, next) => {
     await next();
@@ -280,12 +277,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       sessionId: id,
       path,
       step: Number.isSafeInteger(step) ? step : 1,
-      remoteButton: pathsPanel({
-        paths: view.paths,
-        catalog: [],
-        runsOnSession: 0,
-        recentUids: [],
-      }).remoteButton,
+      remoteButton: offersRemoteButton(view.paths),
     }));
   });
 
@@ -346,33 +338,22 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
     const password = typeof form.password === "string" ? form.password : "";
     const next = safeNext(prefix, form.next, `${prefix}/sessions`);
-    const address = clientAddress(deps, c) ?? "unknown";
-    const accountKey = email.toLowerCase();
-    const wait = Math.max(byAccount.retryAfter(accountKey), byAddress.retryAfter(address));
-    if (wait > 0) {
-      c.header("Retry-After", String(Math.ceil(wait / 1000)));
+    const result = await signIn.attempt(deps, {
+      email,
+      password,
+      address: clientAddress(deps, c) ?? "unknown",
+    });
+    if (result.kind === "wait") {
+      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
       return loginForm(c, {
         next,
         email,
         error: "tooManyAttempts",
-        vars: { minutes: String(Math.ceil(wait / 60_000)) },
+        vars: { minutes: String(Math.ceil(result.ms / 60_000)) },
       }, 429);
     }
-    const agent = email ? await agentForLogin(deps.sql, email) : null;
-    const ok = !!agent?.passwordHash && await verifyPassword(password, agent.passwordHash);
-    if (!agent || !ok) {
-      byAccount.fail(accountKey);
-      byAddress.fail(address);
-      return loginForm(c, { next, email, error: "badLogin" }, 401);
-    }
-    byAccount.reset(accountKey);
-    const token = encodeBase64Url(randomBytes(32));
-    await insertPortalLogin(deps.sql, {
-      tokenHash: await sha256(token),
-      userId: agent.id,
-      expiresAt: new Date(Date.now() + PORTAL_LOGIN_HOURS * 3_600_000),
-    });
-    c.header("Set-Cookie", loginCookie(prefix, token, PORTAL_LOGIN_HOURS * 3600));
+    if (result.kind === "refused") return loginForm(c, { next, email, error: "badLogin" }, 401);
+    c.header("Set-Cookie", loginCookie(prefix, result.token, PORTAL_LOGIN_HOURS * 3600));
     return c.redirect(next, 303);
   });
 

@@ -5,28 +5,18 @@
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { adminForLogin, deleteLogin } from "../../../db/queries/people_admin.ts";
-import { insertPortalLogin } from "../../../db/queries/portal.ts";
+import { deleteLogin } from "../../../db/queries/logins.ts";
 import { clientAddress } from "../../client_address.ts";
-import { encodeBase64Url } from "../../crypto/base64.ts";
-import { sha256, verifyPassword } from "../../crypto/hashing.ts";
-import { randomBytes } from "../../crypto/random_token.ts";
 import type { Deps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { AppError } from "../../errors.ts";
-import { FailureLimiter } from "../../failure_limiter.ts";
+import { csrfMatches, PasswordSignIn } from "../../logins.ts";
 import { appScreens } from "./apps_screens.tsx";
 import { configScreens } from "./config_screens.tsx";
 import { type AdminContext, adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { logScreens } from "./log_screens.tsx";
 import { peopleScreens } from "./people_screens.tsx";
-import {
-  ADMIN_SESSION_HOURS,
-  adminCookie,
-  adminCsrfMatches,
-  type AdminSession,
-  currentAdmin,
-} from "./session.ts";
+import { ADMIN_SESSION_HOURS, adminCookie, type AdminSession, currentAdmin } from "./session.ts";
 
 /** What every screen group gets. */
 export interface ScreenEnv extends AppEnv {
@@ -47,8 +37,10 @@ function safeNext(next: unknown): string {
 /** The /admin sub-app. */
 export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   const app = new Hono<ScreenEnv>();
-  const byAccount = new FailureLimiter(ADMIN_LOGIN_LIMITS.perAccount, ADMIN_LOGIN_WINDOW_MS);
-  const byAddress = new FailureLimiter(ADMIN_LOGIN_LIMITS.perAddress, ADMIN_LOGIN_WINDOW_MS);
+  const signIn = new PasswordSignIn("admin", ADMIN_SESSION_HOURS, {
+    ...ADMIN_LOGIN_LIMITS,
+    windowMs: ADMIN_LOGIN_WINDOW_MS,
+  });
 
   app.use("*", async (c, next) => {
     await next();
@@ -89,26 +81,24 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
     const password = typeof form.password === "string" ? form.password : "";
     const next = safeNext(form.next);
-    const address = clientAddress(deps, c) ?? "unknown";
-    const wait = Math.max(byAccount.retryAfter(email.toLowerCase()), byAddress.retryAfter(address));
-    if (wait > 0) {
-      c.header("Retry-After", String(Math.ceil(wait / 1000)));
+    const result = await signIn.attempt(deps, {
+      email,
+      password,
+      address: clientAddress(deps, c) ?? "unknown",
+    });
+    if (result.kind === "wait") {
+      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
       return loginPage(c, {
         next,
         email,
         errors: {},
-        error: `Too many failed attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.`,
+        error: `Too many failed attempts. Try again in ${Math.ceil(result.ms / 60_000)} minutes.`,
       }, 429);
     }
-    const errors: Errors = {};
-    if (!email) errors.email = "required";
-    if (!password) errors.password = "required";
-    const admin = email ? await adminForLogin(deps.sql, email) : null;
-    const ok = !!admin?.passwordHash && !!password &&
-      await verifyPassword(password, admin.passwordHash);
-    if (!admin || !ok) {
-      byAccount.fail(email.toLowerCase());
-      byAddress.fail(address);
+    if (result.kind === "refused") {
+      const errors: Errors = {};
+      if (!email) errors.email = "required";
+      if (!password) errors.password = "required";
       return loginPage(c, {
         next,
         email,
@@ -116,14 +106,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
         error: "Wrong e-mail or password, or not an administrator.",
       }, 401);
     }
-    byAccount.reset(email.toLowerCase());
-    const token = encodeBase64Url(randomBytes(32));
-    await insertPortalLogin(deps.sql, {
-      tokenHash: await sha256(token),
-      userId: admin.id,
-      expiresAt: new Date(Date.now() + ADMIN_SESSION_HOURS * 3_600_000),
-    });
-    c.header("Set-Cookie", adminCookie(deps, token, ADMIN_SESSION_HOURS * 3600));
+    c.header("Set-Cookie", adminCookie(deps, result.token, ADMIN_SESSION_HOURS * 3600));
     return c.redirect(next, 303);
   });
 
@@ -138,7 +121,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     c.set("admin", admin);
     if (c.req.method === "POST") {
       const form = await c.req.parseBody({ all: true });
-      if (!adminCsrfMatches(admin, form.csrf)) {
+      if (!csrfMatches(admin, form.csrf)) {
         return c.html(
           adminPage(
             null,

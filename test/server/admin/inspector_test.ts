@@ -2,24 +2,11 @@ import assert from "node:assert/strict";
 import { inspectSignedRequest } from "../../../server/admin/inspector.ts";
 import { maskSecrets } from "../../../server/admin/launch_log.ts";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
-import { signPayload } from "../../../server/launch/signed_request.ts";
+import { hmacBase64, signPayload } from "../../../server/launch/signed_request.ts";
 import { pglite } from "../../helpers/db.ts";
 import { createTestApp } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { startTestService } from "../../helpers/service.ts";
-
-async function hmacBase64(text: string, key: string): Promise<string> {
-  const k = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(key),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return encodeBase64(
-    new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(text))),
-  );
-}
 
 Deno.test({
   name: "inspector: diagnoses each common signing mistake and writes nothing",

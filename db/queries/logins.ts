@@ -1,0 +1,50 @@
+/** SQL of logins (portal and admin): random tokens stored as SHA-256 hashes. */
+import type { Sql } from "../mod.ts";
+
+/** The user a live login belongs to. */
+export interface LoginRow {
+  userId: number;
+  role: "agent" | "admin";
+  email: string;
+  firstName: string;
+  lastName: string;
+  locale: string | null;
+}
+
+/** Finds the live login of a token hash. */
+export async function findLogin(sql: Sql, tokenHash: string): Promise<LoginRow | null> {
+  const [row] = await sql<LoginRow[]>`
+    select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale
+    from portal_logins l join users u on u.id = l.user_id
+    where l.token_hash = ${tokenHash} and l.expires_at > now()
+  `;
+  return row ?? null;
+}
+
+/** Stores a login (the token's hash). */
+export async function insertLogin(
+  sql: Sql,
+  v: { tokenHash: string; userId: number; expiresAt: Date },
+): Promise<void> {
+  await sql`
+    insert into portal_logins (token_hash, user_id, expires_at)
+    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt})
+  `;
+}
+
+/** Ends a login. */
+export async function deleteLogin(sql: Sql, tokenHash: string): Promise<void> {
+  await sql`delete from portal_logins where token_hash = ${tokenHash}`;
+}
+
+/** The user with this e-mail and role who may sign in with a password, or null. */
+export async function userForPasswordLogin(
+  sql: Sql,
+  email: string,
+  role: "agent" | "admin",
+): Promise<{ id: number; passwordHash: string | null } | null> {
+  const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
+    select id, password_hash from users where lower(email) = lower(${email}) and role = ${role}
+  `;
+  return row ?? null;
+}

@@ -1,0 +1,110 @@
+/**
+ * Logins shared by the agent portal and the admin screens: a random token in a cookie, stored
+ * as a SHA-256 hash; the CSRF token derived from it; and password sign-in with failed attempts
+ * limited per account and per address.
+ */
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import {
+  findLogin,
+  insertLogin,
+  type LoginRow,
+  userForPasswordLogin,
+} from "../db/queries/logins.ts";
+import { encodeBase64Url } from "./crypto/base64.ts";
+import { sha256, timingSafeEqual, verifyPassword } from "./crypto/hashing.ts";
+import { randomBytes } from "./crypto/random_token.ts";
+import type { Deps } from "./deps.ts";
+import { FailureLimiter } from "./failure_limiter.ts";
+
+/** A new login token: 256 random bits, its hash (stored) and its expiry. */
+export async function newLoginToken(
+  hours: number,
+): Promise<{ token: string; tokenHash: string; expiresAt: Date }> {
+  const token = encodeBase64Url(randomBytes(32));
+  return {
+    token,
+    tokenHash: await sha256(token),
+    expiresAt: new Date(Date.now() + hours * 3_600_000),
+  };
+}
+
+/** The login of a cookie, with the token's hash and the CSRF token its forms carry. */
+export interface Login extends LoginRow {
+  tokenHash: string;
+  csrf: string;
+}
+
+/**
+ * The live login named by the cookie `cookie`, or null. `purpose` keeps the CSRF tokens of
+ * different cookies apart; the token is derived from the secret cookie value, so no page can
+ * guess it.
+ */
+export async function loginOfCookie(
+  deps: Deps,
+  c: Context,
+  cookie: string,
+  purpose: string,
+): Promise<Login | null> {
+  const token = getCookie(c, cookie);
+  if (!token || token.length > 200) return null;
+  const tokenHash = await sha256(token);
+  const row = await findLogin(deps.sql, tokenHash);
+  if (!row) return null;
+  return { ...row, tokenHash, csrf: (await sha256(`${purpose}:${token}`)).slice(0, 32) };
+}
+
+/** True when a posted form carries the CSRF token of the login. */
+export function csrfMatches(login: { csrf: string }, sent: unknown): boolean {
+  return typeof sent === "string" && timingSafeEqual(sent, login.csrf);
+}
+
+/** What a sign-in attempt came to. */
+export type SignInResult =
+  | { kind: "ok"; token: string }
+  | { kind: "refused" }
+  | { kind: "wait"; ms: number };
+
+/** Password sign-in for one role, with failed attempts limited in a sliding window. */
+export class PasswordSignIn {
+  #byAccount: FailureLimiter;
+  #byAddress: FailureLimiter;
+
+  constructor(
+    private role: "agent" | "admin",
+    private hours: number,
+    limits: { perAccount: number; perAddress: number; windowMs: number },
+  ) {
+    this.#byAccount = new FailureLimiter(limits.perAccount, limits.windowMs);
+    this.#byAddress = new FailureLimiter(limits.perAddress, limits.windowMs);
+  }
+
+  /** Checks the password and, when it is right, stores a new login and returns its token. */
+  async attempt(
+    deps: Deps,
+    a: { email: string; password: string; address: string },
+  ): Promise<SignInResult> {
+    const account = a.email.toLowerCase();
+    const wait = Math.max(
+      this.#byAccount.retryAfter(account),
+      this.#byAddress.retryAfter(a.address),
+    );
+    if (wait > 0) return { kind: "wait", ms: wait };
+    const user = a.email ? await userForPasswordLogin(deps.sql, a.email, this.role) : null;
+    const ok = !!user?.passwordHash && !!a.password &&
+      await verifyPassword(a.password, user.passwordHash);
+    if (!user || !ok) {
+      this.#byAccount.fail(account);
+      this.#byAddress.fail(a.address);
+      return { kind: "refused" };
+    }
+    this.#byAccount.reset(account);
+    const login = await newLoginToken(this.hours);
+    await insertLogin(deps.sql, {
+      tokenHash: login.tokenHash,
+      userId: user.id,
+      expiresAt: login.expiresAt,
+    });
+    return { kind: "ok", token: login.token };
+  }
+}
