@@ -2,7 +2,7 @@
 import type { Context, Hono } from "hono";
 import { generateToken } from "../../crypto/random_token.ts";
 import type { Deps } from "../../deps.ts";
-import { AppError, validationError } from "../../errors.ts";
+import { validationError } from "../../errors.ts";
 import { SCOPES } from "../../oauth/scopes.ts";
 import { publicOrigin } from "../../public_origin.ts";
 import {
@@ -26,7 +26,7 @@ import {
   type Errors,
   Field,
 } from "./layout.tsx";
-import { adminContext, all, type ScreenEnv, str } from "./routes.tsx";
+import { adminContext, all, isRefusal, type ScreenEnv, str } from "./routes.tsx";
 
 /** What the app form holds, as typed. */
 interface AppForm {
@@ -411,7 +411,7 @@ export function appScreens(app: Hono<ScreenEnv>, deps: Deps): void {
         201,
       );
     } catch (err) {
-      if (err instanceof AppError && (err.status === 400 || err.status === 409)) {
+      if (isRefusal(err, 400, 409)) {
         return formAgain(
           c,
           f,

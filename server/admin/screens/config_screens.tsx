@@ -1,7 +1,7 @@
 /** Field settings, custom fields and the guided-path catalog. */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
-import { AppError, validationError } from "../../errors.ts";
+import { validationError } from "../../errors.ts";
 import {
   addCategory,
   addPath,
@@ -29,7 +29,7 @@ import {
   writeFieldSettings,
 } from "../settings.ts";
 import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
-import { adminContext, type ScreenEnv, str } from "./routes.tsx";
+import { adminContext, isRefusal, type ScreenEnv, str } from "./routes.tsx";
 
 /** Steps as the path form writes them: `# Title` lines, each followed by its body. */
 export function stepsToText(steps: { title: string; body: string }[]): string {
@@ -186,7 +186,7 @@ export function configScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       await addCustomField(deps, parsed.data);
       return c.redirect("/admin/custom-fields", 303);
     } catch (err) {
-      if (err instanceof AppError && (err.status === 400 || err.status === 409)) {
+      if (isRefusal(err, 400, 409)) {
         return customFieldsPage(c, f, errorMap(err.errors), err.status);
       }
       throw err;
@@ -274,7 +274,7 @@ export function configScreens(app: Hono<ScreenEnv>, deps: Deps): void {
   app.get("/catalog", (c) => catalogPage(c, {}));
 
   const catalogError = async (c: Context<ScreenEnv>, err: unknown, name?: string) => {
-    if (err instanceof AppError && (err.status === 400 || err.status === 409)) {
+    if (isRefusal(err, 400, 409)) {
       return await catalogPage(c, {
         categoryName: name,
         errors: errorMap(err.errors),
@@ -434,31 +434,33 @@ export function configScreens(app: Hono<ScreenEnv>, deps: Deps): void {
 
   app.get("/catalog/paths/new", (c) => pathPage(c, null, blankPath, {}));
 
-  app.post("/catalog/paths", async (c) => {
+  /**
+   * Saves the path form: `save` parses and writes, answering the saved uid. A refusal (fields,
+   * a taken uid, an unknown category) shows the form again with the messages by its fields.
+   */
+  async function savePath(
+    c: Context<ScreenEnv>,
+    uid: string | null,
+    save: (input: unknown) => Promise<string>,
+  ) {
     const { f, input, errors } = pathInput(c.get("form"));
     try {
-      if (Object.keys(errors).length) return await pathPage(c, null, f, errors, 400);
+      if (Object.keys(errors).length) return await pathPage(c, uid, f, errors, 400);
+      const saved = await save(input);
+      return c.redirect(`/admin/catalog/paths/${saved}?saved=1`, 303);
+    } catch (err) {
+      if (!isRefusal(err, 400, 409, 404)) throw err;
+      const fields = err.errors ? errorMap(err.errors) : { categoryUid: err.message };
+      return await pathPage(c, uid, f, fields, 400);
+    }
+  }
+
+  app.post("/catalog/paths", (c) =>
+    savePath(c, null, async (input) => {
       const parsed = CreatePathSchema.safeParse(input);
       if (!parsed.success) throw validationError(parsed.error.issues);
-      const created = await addPath(deps, parsed.data);
-      return c.redirect(`/admin/catalog/paths/${created.uid}?saved=1`, 303);
-    } catch (err) {
-      if (
-        err instanceof AppError && (err.status === 400 || err.status === 409 || err.status === 404)
-      ) {
-        return await pathPage(
-          c,
-          null,
-          f,
-          err.errors ? errorMap(err.errors) : {
-            categoryUid: err.message,
-          },
-          400,
-        );
-      }
-      throw err;
-    }
-  });
+      return (await addPath(deps, parsed.data)).uid;
+    }));
 
   app.get("/catalog/paths/:uid", async (c) => {
     const p = await pathByUid(deps, c.req.param("uid"));
@@ -468,29 +470,12 @@ export function configScreens(app: Hono<ScreenEnv>, deps: Deps): void {
   app.post("/catalog/paths/:uid", async (c) => {
     const uid = c.req.param("uid");
     await pathByUid(deps, uid); // 404 first
-    const { f, input, errors } = pathInput(c.get("form"));
-    try {
-      if (Object.keys(errors).length) return await pathPage(c, uid, f, errors, 400);
+    return await savePath(c, uid, async (input) => {
       const parsed = UpdatePathSchema.safeParse(input);
       if (!parsed.success) throw validationError(parsed.error.issues);
       await changePath(deps, uid, parsed.data);
-      return c.redirect(`/admin/catalog/paths/${uid}?saved=1`, 303);
-    } catch (err) {
-      if (
-        err instanceof AppError && (err.status === 400 || err.status === 409 || err.status === 404)
-      ) {
-        return await pathPage(
-          c,
-          uid,
-          f,
-          err.errors ? errorMap(err.errors) : {
-            categoryUid: err.message,
-          },
-          400,
-        );
-      }
-      throw err;
-    }
+      return uid;
+    });
   });
 
   app.post("/catalog/paths/:uid/delete", async (c) => {

@@ -6,7 +6,7 @@ import { AppError } from "../../errors.ts";
 import { type Inspection, inspectSignedRequest } from "../inspector.ts";
 import { launchDetail, launchLog } from "../launch_log.ts";
 import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
-import { adminContext, type ScreenEnv, str } from "./routes.tsx";
+import { adminContext, isRefusal, type ScreenEnv, str } from "./routes.tsx";
 
 /** Launch attempts per page. */
 export const LAUNCHES_PAGE = 50;
@@ -292,7 +292,7 @@ export function logScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       const result = await inspectSignedRequest(deps, appName, value);
       return inspectorPage(c, { appName, value, errors: {}, result });
     } catch (err) {
-      if (err instanceof AppError && err.status === 404) {
+      if (isRefusal(err, 404)) {
         return inspectorPage(
           c,
           { appName, value, errors: errorMap(err.errors), result: null },

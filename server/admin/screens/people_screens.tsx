@@ -15,7 +15,7 @@ import {
 } from "../people.ts";
 import { AgentPasswordSchema } from "../schemas.ts";
 import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
-import { adminContext, all, type ScreenEnv, str } from "./routes.tsx";
+import { adminContext, all, isRefusal, type ScreenEnv, str } from "./routes.tsx";
 
 /** Users per page. */
 export const USERS_PAGE = 50;
@@ -211,7 +211,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       await saveProfile(deps, id, { ...values, teamIds });
       return c.redirect(`/admin/users/${id}?saved=1`, 303);
     } catch (err) {
-      if (err instanceof AppError && (err.status === 400 || err.status === 409)) {
+      if (isRefusal(err, 400, 409)) {
         return userPage(c, user, {
           values,
           teamIds,
@@ -232,7 +232,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       await setPassword(deps, id, parsed.data.password);
       return userPage(c, await userById(deps, id), { notice: "Password set." });
     } catch (err) {
-      if (err instanceof AppError && err.status === 400) {
+      if (isRefusal(err, 400)) {
         return userPage(c, user, {
           errors: errorMap(err.errors),
           error: "Password not set.",
@@ -315,7 +315,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       await createTeam(deps, values);
       return c.redirect("/admin/teams", 303);
     } catch (err) {
-      if (err instanceof AppError && (err.status === 400 || err.status === 409)) {
+      if (isRefusal(err, 400, 409)) {
         return teamsPage(c, {
           values,
           errors: errorMap(err.errors),
@@ -331,7 +331,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       await changeTeamName(deps, idParam(c), { name: str(c.get("form"), "name") });
       return c.redirect("/admin/teams", 303);
     } catch (err) {
-      if (err instanceof AppError && err.status === 400) {
+      if (isRefusal(err, 400)) {
         return teamsPage(
           c,
           { error: `Not renamed: ${err.errors?.[0]?.message ?? err.message}` },

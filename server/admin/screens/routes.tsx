@@ -171,6 +171,14 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   return app;
 }
 
+/** True when `err` is a refusal with one of `statuses` that the screen shows with the form. */
+export function isRefusal<S extends 400 | 404 | 409>(
+  err: unknown,
+  ...statuses: S[]
+): err is AppError & { status: S } {
+  return err instanceof AppError && (statuses as number[]).includes(err.status);
+}
+
 /** The page context of a screen in `section`. */
 export function adminContext(c: Context<ScreenEnv>, section: string): AdminContext {
   return { admin: c.get("admin"), csrf: c.get("admin").csrf, section };
