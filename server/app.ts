@@ -1,15 +1,15 @@
 /** Builds the Hono application from its dependencies. */
 import { Hono } from "hono";
 import type { Deps } from "./deps.ts";
-import type { AppEnv } from "./env.ts";
-import { handleError } from "./errors.ts";
+import type { AppEnv } from "./http/env.ts";
+import { handleError } from "./http/errors.ts";
 import { log } from "./log.ts";
 import { apiV1 } from "./api/v1.ts";
 import { DOCS_SCRIPT, DOCS_SCRIPT_PATH } from "./api/docs_page.tsx";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
-import { widgetRoutes } from "./widget_route.ts";
+import { widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,5 +1,5 @@
 /** Entry point: `deno task start`. Serves the app on HOST:PORT until SIGINT or SIGTERM. */
-import { startService } from "./boot.ts";
+import { startService } from "./service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
 

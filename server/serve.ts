@@ -2,7 +2,7 @@
  * Entry for `deno serve --parallel server/serve.ts` (one worker per core). Needs DATABASE_URL:
  * the embedded database lives in one process and cannot be shared by several workers.
  */
-import { startService } from "./boot.ts";
+import { startService } from "./service.ts";
 import { loadConfig } from "./config.ts";
 
 const config = loadConfig(Deno.env.toObject());

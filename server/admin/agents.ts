@@ -2,7 +2,7 @@
 import { setAgentPassword } from "../../db/queries/users.ts";
 import { hashPassword } from "../crypto/hashing.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
 
 /** Sets an agent's portal password (PBKDF2); 404 when no agent has that id. */
 export async function setPassword(deps: Deps, agentId: number, password: string): Promise<void> {

@@ -5,7 +5,7 @@ import { IdParam } from "../api/schemas.ts";
 import { generateToken } from "../crypto/random_token.ts";
 import { setPassword } from "./agents.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../http/env.ts";
 import {
   errorResponses as adminErrors,
   ErrorSchema,
@@ -15,7 +15,7 @@ import {
   validationHook,
 } from "../api/openapi_shared.ts";
 import { requireScope } from "../oauth/bearer.ts";
-import { publicOrigin } from "../public_origin.ts";
+import { publicOrigin } from "../http/public_origin.ts";
 import {
   createAppConfig,
   deleteAppConfig,
@@ -24,7 +24,7 @@ import {
   rotateApiKey,
   rotateClientSecret,
   updateAppConfig,
-} from "./app_configs.ts";
+} from "./apps.ts";
 import {
   addCategory,
   addPath,
@@ -35,7 +35,7 @@ import {
   removeCategory,
   removePath,
   renameCategoryByUid,
-} from "./catalog.ts";
+} from "./guided_paths.ts";
 import {
   AgentPasswordSchema,
   AppNameSchema,

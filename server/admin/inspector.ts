@@ -6,7 +6,7 @@
 import { findAppByName, listApps } from "../../db/queries/apps.ts";
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import type { Deps } from "../deps.ts";
-import { AppError, type FieldError } from "../errors.ts";
+import { AppError, type FieldError } from "../http/errors.ts";
 import { type LaunchPlan, planLaunch } from "../launch/flow.ts";
 import { parseLaunchPayload } from "../launch/payload.ts";
 import { hmacBase64, signatureMatches } from "../launch/signed_request.ts";

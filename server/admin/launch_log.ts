@@ -6,7 +6,7 @@ import {
   listLaunches,
 } from "../../db/queries/launch_log.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
 
 export type { LaunchLogRow };
 

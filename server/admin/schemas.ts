@@ -1,6 +1,6 @@
 /** Zod schemas of the admin API: they validate requests and generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
-import { msg } from "../validation.ts";
+import { msg } from "../zod_messages.ts";
 import { SCOPES } from "../oauth/scopes.ts";
 
 /** Authentication types (spec §2.1). */

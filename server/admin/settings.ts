@@ -9,7 +9,7 @@ import {
   putFieldSettings,
 } from "../../db/queries/settings.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
 import type { CreateCustomFieldSchema, FieldSettingsSchema } from "./schemas.ts";
 
 /** Field settings as the admin API shows them. */

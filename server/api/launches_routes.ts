@@ -2,8 +2,8 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { launchById, listLaunches } from "../../db/queries/launch_log.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { AppError } from "../errors.ts";
+import type { AppEnv } from "../http/env.ts";
+import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { jsonWithEtag } from "./etag.ts";
 import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";

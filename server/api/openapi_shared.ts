@@ -1,8 +1,8 @@
 /** Pieces every documented route of /api/v1 shares: the error body, responses, security. */
 import { z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
-import type { AppEnv } from "../env.ts";
-import { validationError } from "../errors.ts";
+import type { AppEnv } from "../http/env.ts";
+import { validationError } from "../http/errors.ts";
 import type { Scope } from "../oauth/scopes.ts";
 
 /** The error body every 4xx of the API uses. */

@@ -4,7 +4,7 @@
  * skipped item.
  */
 import { decodeBase64, encodeBase64Url } from "../crypto/base64.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
 
 const PREFIX = "v1:";
 

@@ -1,7 +1,7 @@
 /** Zod schemas of the REST resources: they validate requests and generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
 import { customFieldValue } from "../launch/payload.ts";
-import { msg } from "../validation.ts";
+import { msg } from "../zod_messages.ts";
 
 /** A numeric id in a path (`/sessions/{id}`). */
 export const IdParam = z.object({

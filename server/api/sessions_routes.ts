@@ -2,8 +2,8 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { listSessions, sessionById } from "../../db/queries/sessions.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { AppError } from "../errors.ts";
+import type { AppEnv } from "../http/env.ts";
+import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { changeSession } from "../sessions/changes.ts";
 import { jsonWithEtag } from "./etag.ts";

@@ -6,10 +6,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { adminApiRoutes } from "../admin/api_routes.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { documentOAuth } from "../oauth/openapi.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
-import { publicOrigin } from "../public_origin.ts";
+import { publicOrigin } from "../http/public_origin.ts";
 import { docsPage } from "./docs_page.tsx";
 import { launchLogRoutes } from "./launches_routes.ts";
 import { validationHook } from "./openapi_shared.ts";

@@ -13,13 +13,11 @@ import {
   upsertPeople,
   writeLaunch,
 } from "../../db/queries/launch.ts";
-import { newLoginToken } from "../logins.ts";
+import { newLoginToken } from "../auth/logins.ts";
+import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
-import { AppError, type FieldError } from "../errors.ts";
+import { AppError, type FieldError } from "../http/errors.ts";
 import type { LaunchPayload } from "./payload.ts";
-
-/** How long a portal login made by a launch lasts. */
-export const PORTAL_LOGIN_HOURS = 8;
 
 /** Where the launch comes from. */
 export interface LaunchMeta {

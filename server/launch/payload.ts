@@ -3,54 +3,22 @@
  * rule lives here; the flow receives a `LaunchPayload` and never re-checks input.
  */
 import { z } from "zod";
-import { msg } from "../validation.ts";
-import { AppError, fieldErrors } from "../errors.ts";
+import { msg } from "../zod_messages.ts";
+import { AppError, fieldErrors } from "../http/errors.ts";
+import {
+  ALGORITHM,
+  contentLanguage,
+  FIELD_RULES,
+  FLAVORS,
+  SEARCH_TYPES,
+  type SearchType,
+} from "./contract.ts";
+import { fieldText, phoneNumber } from "./field_schemas.ts";
 
-/** Agent external id: letters and digits. */
-export const USER_ID = /^[A-Za-z0-9]{1,128}$/;
-/** referenceId, referenceNumber, contactId: letters, digits, '-', '_', '.'; 1-128 characters. */
-export const REFERENCE = /^[A-Za-z0-9._-]{1,128}$/;
-/** Names: Unicode letters (with combining marks) plus space, hyphen, apostrophe and period. */
-export const NAME = /^\p{L}[\p{L}\p{M} '’.-]{0,99}$/u;
-/** E-mail `<name>@<account>.<suffix>`. */
-export const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,63}$/;
-/** UUID, hyphenated 8-4-4-4-12. */
-export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
-const name = z.string().trim().regex(
-  NAME,
-  "expected letters (spaces, hyphens, apostrophes and periods allowed), at most 100 characters",
-);
-const email = z.string().trim().max(254, "at most 254 characters").regex(
-  EMAIL,
-  "expected an e-mail address like name@account.com",
-).transform((v) => v.toLowerCase());
-const reference = z.string().trim().regex(
-  REFERENCE,
-  "expected 1-128 letters, digits, '-', '_' or '.'",
-);
-
-/** Phone numbers: digits, with a leading '+' and separators (space - . ( )) accepted and stripped. */
-const phone = z.union(
-  [z.string(), z.number().int().nonnegative()],
-  msg("expected a phone number (digits)"),
-).transform((value, ctx) => {
-  const text = String(value).trim();
-  if (!/^\+?[\d\s().-]+$/.test(text)) {
-    ctx.addIssue({
-      code: "custom",
-      message: "expected digits, optionally with a leading + and spaces, -, ., ( or )",
-    });
-    return z.NEVER;
-  }
-  const digits = text.replace(/\D/g, "");
-  if (digits.length < 3 || digits.length > 20) {
-    ctx.addIssue({ code: "custom", message: "expected 3-20 digits" });
-    return z.NEVER;
-  }
-  return digits;
-});
+const name = fieldText("name");
+const email = fieldText("email").transform((v) => v.toLowerCase());
+const reference = fieldText("reference");
+const phone = phoneNumber;
 
 const flag = z.union(
   [z.boolean(), z.literal(1), z.literal(0), z.enum(["1", "0", "true", "false"])],
@@ -111,9 +79,6 @@ const deviceMobile = z.strictObject(
   Object.fromEntries(MOBILE_PROPS.map((p) => [p, deviceValue.optional()])),
 ) as z.ZodType<Record<string, string>>;
 
-/** The four search types of spec §2.3. */
-export const SEARCH_TYPES = ["category_uid", "tag", "path_uid", "full_text"] as const;
-
 const searchEntry = z.strictObject({
   search_type: z.enum(SEARCH_TYPES, msg(`expected one of ${SEARCH_TYPES.join(", ")}`)),
   search_values: z.array(z.string(), msg("expected an array of strings")),
@@ -139,7 +104,7 @@ const searchEntry = z.strictObject({
   values.forEach((value, i) => {
     if (
       (entry.search_type === "category_uid" || entry.search_type === "path_uid") &&
-      !UUID.test(value)
+      !FIELD_RULES.uuid.pattern.test(value)
     ) {
       ctx.addIssue({
         code: "custom",
@@ -188,13 +153,10 @@ const paths = z.strictObject({
 }));
 
 const team = z.strictObject({
-  teamId: z.string().trim().min(1, "required").max(64, "at most 64 characters"),
-  teamName: z.string().trim().min(1, "required").max(200, "at most 200 characters"),
+  teamId: fieldText("teamId"),
+  teamName: fieldText("teamName"),
 });
-const locale = z.string().trim().regex(
-  /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/,
-  "expected a language or language-region code such as fr or fr-CA",
-);
+const locale = fieldText("locale");
 const teams = z.array(team).max(50, "at most 50 teams");
 const userExtras = z.strictObject({ locale: locale.optional(), teams: teams.optional() });
 
@@ -219,10 +181,7 @@ const sessionId = z.union(
 });
 
 const parameters = z.strictObject({
-  target: z.enum(
-    ["embedded", "seesupport", "standard"],
-    msg("expected embedded, seesupport or standard"),
-  ).optional(),
+  target: z.enum(FLAVORS, msg("expected embedded, seesupport or standard")).optional(),
   sessionId: sessionId.optional(),
   referenceId: reference.optional(),
   referenceNumber: reference,
@@ -257,7 +216,7 @@ const user = z.strictObject({
 });
 
 const payloadSchema = z.object({
-  algorithm: z.literal("HMACSHA256"),
+  algorithm: z.literal(ALGORITHM),
   context: z.object({
     user,
     environment: z.object({ parameters }),
@@ -266,7 +225,7 @@ const payloadSchema = z.object({
 
 /** A guided-path search entry, normalized (UUIDs and tags lower-cased). */
 export interface SearchEntry {
-  type: typeof SEARCH_TYPES[number];
+  type: SearchType;
   values: string[];
 }
 
@@ -312,18 +271,13 @@ export interface LaunchView {
   language: string;
 }
 
-/** Content language: the locale's first subtag, lower-cased (fr-CA gives fr); default en. */
-export function contentLanguage(locale: string | null | undefined): string {
-  return locale ? locale.split(/[-_]/)[0].toLowerCase() : "en";
-}
-
 /**
  * Parses a verified payload. An invalid `context.user.id` is 400 `Error evaluating User` (spec §7);
  * any other problem is 400 `Invalid launch payload` listing every error by dotted path.
  */
 export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload {
   const id = (raw as { context?: { user?: { id?: unknown } } }).context?.user?.id;
-  if (id !== undefined && (typeof id !== "string" || !USER_ID.test(id))) {
+  if (id !== undefined && (typeof id !== "string" || !FIELD_RULES.userId.pattern.test(id))) {
     throw new AppError(400, "invalid_user", "Error evaluating User");
   }
   const parsed = payloadSchema.safeParse(raw);

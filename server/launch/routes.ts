@@ -6,17 +6,18 @@ import type { AppRow } from "../../db/queries/apps.ts";
 import { cachedApp } from "./app_cache.ts";
 import { insertFailedLaunch } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { AppError } from "../errors.ts";
+import type { AppEnv } from "../http/env.ts";
+import { AppError } from "../http/errors.ts";
 import { log } from "../log.ts";
-import { publicOrigin } from "../public_origin.ts";
-import { planLaunch, PORTAL_LOGIN_HOURS, runLaunch } from "./flow.ts";
+import { publicOrigin } from "../http/public_origin.ts";
+import { planLaunch, runLaunch } from "./flow.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
-import { clientAddress } from "../client_address.ts";
+import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
-import { loginCookie } from "../portal/auth.ts";
-import { errorPage, frameAncestorsCsp, originAllowed } from "./pages.tsx";
+import { setPortalCookie } from "../auth/cookies.ts";
+import { errorPage } from "./error_page.tsx";
+import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 
 /** Largest accepted launch body. */
 export const LAUNCH_BODY_LIMIT = 64 * 1024;
@@ -79,7 +80,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
       });
-      c.header("Set-Cookie", loginCookie(prefix, result.loginToken, PORTAL_LOGIN_HOURS * 3600));
+      setPortalCookie(c, prefix, result.loginToken);
       const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${result.sessionId}` +
         `?launch=${result.launchId}`;
       if (wantsJson(c)) {

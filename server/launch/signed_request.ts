@@ -3,12 +3,11 @@
  * Base64(HMAC-SHA256(key = UTF-8 API key, message = ASCII bytes of encoded_payload)). Pure: no I/O.
  */
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
+
+import { ALGORITHM } from "./contract.ts";
 
 const encoder = new TextEncoder();
-
-/** The only algorithm the service accepts. */
-export const ALGORITHM = "HMACSHA256";
 
 /** A verified request: the payload text as decoded and its parsed JSON. */
 export interface VerifiedRequest {

@@ -1,7 +1,7 @@
 /** Bearer-token middleware (RFC 6750): 401 without a valid token, 403 without the scope. */
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../errors.ts";
-import type { AppEnv } from "../env.ts";
+import { AppError } from "../http/errors.ts";
+import type { AppEnv } from "../http/env.ts";
 import type { AuthService } from "./auth_service.ts";
 import type { Scope } from "./scopes.ts";
 

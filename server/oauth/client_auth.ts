@@ -3,7 +3,7 @@ import type { Tx } from "../../db/mod.ts";
 import { type ApiClientRow, findClient } from "../../db/queries/api_clients.ts";
 import { hashSecret, verifySecret } from "../crypto/hashing.ts";
 import { decodeBase64 } from "../crypto/base64.ts";
-import { OAuthError } from "../errors.ts";
+import { OAuthError } from "../http/errors.ts";
 
 /** Client credentials as sent, and how. */
 export interface ClientCredentials {

@@ -1,6 +1,6 @@
 /** Reads an application/x-www-form-urlencoded OAuth request body (RFC 6749 §3.2). */
 import type { Context } from "hono";
-import { OAuthError } from "../errors.ts";
+import { OAuthError } from "../http/errors.ts";
 
 /** Parses the form; rejects a wrong content type and repeated parameters with invalid_request. */
 export async function readOAuthForm(c: Context): Promise<Record<string, string>> {

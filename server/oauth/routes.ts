@@ -2,9 +2,9 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { OAuthError } from "../errors.ts";
-import { publicOrigin } from "../public_origin.ts";
+import type { AppEnv } from "../http/env.ts";
+import { OAuthError } from "../http/errors.ts";
+import { publicOrigin } from "../http/public_origin.ts";
 import { authenticateClient, readClientCredentials } from "./client_auth.ts";
 import { readOAuthForm } from "./form.ts";
 import { isScope, SCOPES } from "./scopes.ts";

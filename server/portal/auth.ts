@@ -4,24 +4,16 @@
  */
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { type Login, loginOfCookie } from "../logins.ts";
-
-/** Name of the portal login cookie. */
-export const LOGIN_COOKIE = "portal_login";
+import type { AppEnv } from "../http/env.ts";
+import { type Login, loginOfCookie } from "../auth/logins.ts";
+import { PORTAL_COOKIE } from "../auth/cookies.ts";
 
 /** The signed-in agent and the CSRF token of its login. */
 export type PortalAgent = Login;
 
-/** The `Set-Cookie` value of a portal login: works inside a third-party iframe (Partitioned). */
-export function loginCookie(prefix: string, token: string, maxAgeSeconds: number): string {
-  return `${LOGIN_COOKIE}=${token}; Path=${prefix}; Max-Age=${maxAgeSeconds}; HttpOnly; ` +
-    "Secure; SameSite=None; Partitioned";
-}
-
 /** The agent of the request's login cookie, or null. */
 export function currentAgent(deps: Deps, c: Context<AppEnv>): Promise<PortalAgent | null> {
-  return loginOfCookie(deps, c, LOGIN_COOKIE, "csrf");
+  return loginOfCookie(deps, c, PORTAL_COOKIE, "csrf");
 }
 
 /** A local path to return to after signing in, or the fallback. */

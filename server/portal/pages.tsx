@@ -7,7 +7,7 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import type { ScreenSettings } from "../../db/queries/portal.ts";
 import type { SessionRow } from "../../db/queries/sessions.ts";
-import { type CatalogPath, localSteps, localTitle, type PathsPanel } from "../launch/paths.ts";
+import { type CatalogPath, localSteps, localTitle, type PathsPanel } from "./guided_paths.ts";
 import type { PortalAgent } from "./auth.ts";
 import type { StringKey } from "./i18n.ts";
 import { portalUrl, type ScreenView } from "./view.ts";

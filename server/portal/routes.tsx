@@ -14,17 +14,17 @@ import {
   transferTargets,
 } from "../../db/queries/portal.ts";
 import { sessionById } from "../../db/queries/sessions.ts";
-import { clientAddress } from "../client_address.ts";
-import { csrfMatches, PasswordSignIn } from "../logins.ts";
+import { clientAddress } from "../http/client_address.ts";
+import { csrfMatches, PasswordSignIn } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../env.ts";
-import { AppError } from "../errors.ts";
-import { PORTAL_LOGIN_HOURS } from "../launch/flow.ts";
-import { frameAncestorsCsp } from "../launch/pages.tsx";
-import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "../launch/paths.ts";
-import { contentLanguage } from "../launch/payload.ts";
+import type { AppEnv } from "../http/env.ts";
+import { AppError } from "../http/errors.ts";
+import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
+import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
+import { contentLanguage } from "../launch/contract.ts";
 import { changeSession } from "../sessions/changes.ts";
-import { currentAgent, loginCookie, type PortalAgent, safeNext } from "./auth.ts";
+import { currentAgent, type PortalAgent, safeNext } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
   loginPage,
@@ -353,7 +353,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       }, 429);
     }
     if (result.kind === "refused") return loginForm(c, { next, email, error: "badLogin" }, 401);
-    c.header("Set-Cookie", loginCookie(prefix, result.token, PORTAL_LOGIN_HOURS * 3600));
+    setPortalCookie(c, prefix, result.token);
     return c.redirect(next, 303);
   });
 

@@ -1,6 +1,7 @@
 /** The view options a portal page applies: the launch's, or the defaults without a launch. */
 import { findLaunchView } from "../../db/queries/portal.ts";
-import { contentLanguage, type LaunchView } from "../launch/payload.ts";
+import type { LaunchView } from "../launch/payload.ts";
+import { contentLanguage } from "../launch/contract.ts";
 import type { Deps } from "../deps.ts";
 import type { PortalAgent } from "./auth.ts";
 

@@ -6,7 +6,7 @@ import { insertSessionEvent } from "../../db/queries/portal.ts";
 import { applySessionChange, changeLookups } from "../../db/queries/sessions.ts";
 import type { Tx } from "../../db/mod.ts";
 import type { Deps } from "../deps.ts";
-import { AppError, type FieldError } from "../errors.ts";
+import { AppError, type FieldError } from "../http/errors.ts";
 
 /** A change; an absent key leaves that part as it is. */
 export interface SessionChange {

@@ -1,5 +1,5 @@
 /** Starts the service on a test database, in process, for app.request() tests. */
-import { type Service, startService } from "../../server/boot.ts";
+import { type Service, startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import type { Backend, TestDatabase } from "./db.ts";
 

@@ -9,7 +9,7 @@ interface Vector {
   signedRequest: string;
 }
 const vectors: Vector[] = JSON.parse(
-  await Deno.readTextFile(new URL("../../../shared/vectors/signed_request.json", import.meta.url)),
+  await Deno.readTextFile(new URL("../fixtures/signed_request.json", import.meta.url)),
 ).cases;
 
 const KEY = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";

@@ -2,9 +2,9 @@
 import type { Context, Hono } from "hono";
 import { generateToken } from "../../crypto/random_token.ts";
 import type { Deps } from "../../deps.ts";
-import { validationError } from "../../errors.ts";
+import { validationError } from "../../http/errors.ts";
 import { SCOPES } from "../../oauth/scopes.ts";
-import { publicOrigin } from "../../public_origin.ts";
+import { publicOrigin } from "../../http/public_origin.ts";
 import {
   type AppDetails,
   createAppConfig,
@@ -14,7 +14,7 @@ import {
   rotateApiKey,
   rotateClientSecret,
   updateAppConfig,
-} from "../app_configs.ts";
+} from "../apps.ts";
 import { AUTH_TYPES, CreateAppSchema, IMPLEMENTORS, UpdateAppSchema } from "../schemas.ts";
 import {
   type AdminContext,

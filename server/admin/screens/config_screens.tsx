@@ -1,7 +1,7 @@
 /** Field settings, custom fields and the guided-path catalog. */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
-import { validationError } from "../../errors.ts";
+import { validationError } from "../../http/errors.ts";
 import {
   addCategory,
   addPath,
@@ -13,7 +13,7 @@ import {
   removeCategory,
   removePath,
   renameCategoryByUid,
-} from "../catalog.ts";
+} from "../guided_paths.ts";
 import {
   CreateCategorySchema,
   CreateCustomFieldSchema,

@@ -1,7 +1,7 @@
 /** The admin screens' page frame and form pieces: one layout, errors next to their fields. */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
-import type { FieldError } from "../../errors.ts";
+import type { FieldError } from "../../http/errors.ts";
 
 /** Who is signed in, and where the screens live. */
 export interface AdminContext {

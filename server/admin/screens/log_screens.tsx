@@ -2,7 +2,7 @@
 import type { Context, Hono } from "hono";
 import { listApps } from "../../../db/queries/apps.ts";
 import type { Deps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../http/errors.ts";
 import { type Inspection, inspectSignedRequest } from "../inspector.ts";
 import { launchDetail, launchLog } from "../launch_log.ts";
 import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";

@@ -1,7 +1,7 @@
 /** Users (agents and administrators) and teams. */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
-import { AppError, validationError } from "../../errors.ts";
+import { AppError, validationError } from "../../http/errors.ts";
 import { setPassword } from "../agents.ts";
 import {
   type AdminUserRow,
@@ -12,7 +12,7 @@ import {
   saveProfile,
   teams,
   userById,
-} from "../people.ts";
+} from "../users.ts";
 import { AgentPasswordSchema } from "../schemas.ts";
 import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
 import { adminContext, all, isRefusal, type ScreenEnv, str } from "./routes.tsx";

@@ -6,17 +6,18 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteLogin } from "../../../db/queries/logins.ts";
-import { clientAddress } from "../../client_address.ts";
+import { clientAddress } from "../../http/client_address.ts";
 import type { Deps } from "../../deps.ts";
-import type { AppEnv } from "../../env.ts";
-import { AppError } from "../../errors.ts";
-import { csrfMatches, PasswordSignIn } from "../../logins.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { AppError } from "../../http/errors.ts";
+import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
 import { appScreens } from "./apps_screens.tsx";
 import { configScreens } from "./config_screens.tsx";
 import { type AdminContext, adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { logScreens } from "./log_screens.tsx";
 import { peopleScreens } from "./people_screens.tsx";
-import { ADMIN_SESSION_HOURS, adminCookie, type AdminSession, currentAdmin } from "./session.ts";
+import { type AdminSession, currentAdmin } from "./session.ts";
+import { ADMIN_LOGIN_HOURS, clearAdminCookie, setAdminCookie } from "../../auth/cookies.ts";
 
 /** What every screen group gets. */
 export interface ScreenEnv extends AppEnv {
@@ -37,7 +38,7 @@ function safeNext(next: unknown): string {
 /** The /admin sub-app. */
 export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   const app = new Hono<ScreenEnv>();
-  const signIn = new PasswordSignIn("admin", ADMIN_SESSION_HOURS, {
+  const signIn = new PasswordSignIn("admin", ADMIN_LOGIN_HOURS, {
     ...ADMIN_LOGIN_LIMITS,
     windowMs: ADMIN_LOGIN_WINDOW_MS,
   });
@@ -106,7 +107,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
         error: "Wrong e-mail or password, or not an administrator.",
       }, 401);
     }
-    c.header("Set-Cookie", adminCookie(deps, result.token, ADMIN_SESSION_HOURS * 3600));
+    setAdminCookie(c, deps.config.publicUrl, result.token);
     return c.redirect(next, 303);
   });
 
@@ -141,7 +142,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
 
   app.post("/logout", async (c) => {
     await deleteLogin(deps.sql, c.get("admin").tokenHash);
-    c.header("Set-Cookie", adminCookie(deps, "", 0));
+    clearAdminCookie(c, deps.config.publicUrl);
     return c.redirect("/admin/login", 303);
   });
 

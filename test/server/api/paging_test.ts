@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { decodeCursor, encodeCursor, page } from "../../../server/api/paging.ts";
-import { AppError } from "../../../server/errors.ts";
+import { AppError } from "../../../server/http/errors.ts";
 
 Deno.test("paging: a cursor round-trips its id and is opaque", () => {
   const cursor = encodeCursor(12345);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { contentLanguage, parseLaunchPayload } from "../../../server/launch/payload.ts";
-import { AppError, type FieldError } from "../../../server/errors.ts";
+import { parseLaunchPayload } from "../../../server/launch/payload.ts";
+import { contentLanguage } from "../../../server/launch/contract.ts";
+import { AppError, type FieldError } from "../../../server/http/errors.ts";
 import { type Json, launchPayload } from "../../helpers/payload.ts";
 
 function base(): Json {
@@ -272,7 +273,7 @@ Deno.test("payload: unknown parameters are named (typos do not pass silently)", 
 Deno.test("payload: the shared vectors' payloads parse (but the plus-and-slash name)", async () => {
   const cases = JSON.parse(
     await Deno.readTextFile(
-      new URL("../../../../shared/vectors/signed_request.json", import.meta.url),
+      new URL("../../fixtures/signed_request.json", import.meta.url),
     ),
   ).cases;
   for (const c of cases) {

@@ -4,7 +4,7 @@ import {
   signPayload,
   verifySignedRequest,
 } from "../../../server/launch/signed_request.ts";
-import { AppError } from "../../../server/errors.ts";
+import { AppError } from "../../../server/http/errors.ts";
 
 interface Vector {
   name: string;
@@ -16,7 +16,7 @@ interface Vector {
 }
 const vectors: Vector[] = JSON.parse(
   await Deno.readTextFile(
-    new URL("../../../../shared/vectors/signed_request.json", import.meta.url),
+    new URL("../../fixtures/signed_request.json", import.meta.url),
   ),
 ).cases;
 

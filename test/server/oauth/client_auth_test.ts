@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { decodeBasicAuth, readClientCredentials } from "../../../server/oauth/client_auth.ts";
-import { OAuthError } from "../../../server/errors.ts";
+import { OAuthError } from "../../../server/http/errors.ts";
 
 function basic(id: string, secret: string): string {
   const form = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");

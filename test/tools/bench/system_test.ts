@@ -5,7 +5,7 @@ import {
   parsePeakRssMb,
   parsePgbench,
   ratioText,
-} from "../bench/system.ts";
+} from "../../../tools/bench/system.ts";
 
 const PGBENCH = `pgbench (15.20 (Debian 15.20-0+deb12u1))
 transaction type: <builtin: TPC-B (sort of)>

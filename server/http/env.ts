@@ -1,5 +1,5 @@
 /** Hono context typing shared by every route. */
-import type { TokenInfo } from "./oauth/auth_service.ts";
+import type { TokenInfo } from "../oauth/auth_service.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {

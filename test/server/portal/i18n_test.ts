@@ -4,7 +4,7 @@ import {
   portalLanguage,
   translator,
   untranslated,
-} from "../../server/portal/i18n.ts";
+} from "../../../server/portal/i18n.ts";
 
 Deno.test("portal i18n: English, French, Spanish and German have every string", () => {
   assert.deepEqual(PORTAL_LANGUAGES.sort(), ["de", "en", "es", "fr"]);

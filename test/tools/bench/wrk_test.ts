@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseWrk, renderRows, renderTable, wrkRow } from "../bench/wrk.ts";
+import { parseWrk, renderRows, renderTable, wrkRow } from "../../../tools/bench/wrk.ts";
 
 const SAMPLE = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections

@@ -4,18 +4,18 @@
  * limited per account and per address.
  */
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
 import {
   findLogin,
   insertLogin,
   type LoginRow,
   userForPasswordLogin,
-} from "../db/queries/logins.ts";
-import { encodeBase64Url } from "./crypto/base64.ts";
-import { sha256, timingSafeEqual, verifyPassword } from "./crypto/hashing.ts";
-import { randomBytes } from "./crypto/random_token.ts";
-import type { Deps } from "./deps.ts";
-import { FailureLimiter } from "./failure_limiter.ts";
+} from "../../db/queries/logins.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
+import { sha256, timingSafeEqual, verifyPassword } from "../crypto/hashing.ts";
+import { randomBytes } from "../crypto/random_token.ts";
+import type { Deps } from "../deps.ts";
+import { FailureLimiter } from "./sign_in_limiter.ts";
+import { loginCookieValue } from "./cookies.ts";
 
 /** A new login token: 256 random bits, its hash (stored) and its expiry. */
 export async function newLoginToken(
@@ -46,8 +46,8 @@ export async function loginOfCookie(
   cookie: string,
   purpose: string,
 ): Promise<Login | null> {
-  const token = getCookie(c, cookie);
-  if (!token || token.length > 200) return null;
+  const token = loginCookieValue(c, cookie);
+  if (!token) return null;
   const tokenHash = await sha256(token);
   const row = await findLogin(deps.sql, tokenHash);
   if (!row) return null;

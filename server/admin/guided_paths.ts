@@ -17,7 +17,7 @@ import {
   updatePath,
 } from "../../db/queries/paths.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../http/errors.ts";
 import type { CreateCategorySchema, CreatePathSchema, UpdatePathSchema } from "./schemas.ts";
 
 /** A category as the admin API shows it. */

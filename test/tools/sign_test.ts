@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 
 const vectors = JSON.parse(
-  await Deno.readTextFile(new URL("../../shared/vectors/signed_request.json", import.meta.url)),
+  await Deno.readTextFile(new URL("../fixtures/signed_request.json", import.meta.url)),
 ).cases;
-const SIGN = new URL("../tools/sign.ts", import.meta.url).pathname;
+const SIGN = new URL("../../tools/sign.ts", import.meta.url).pathname;
 
 Deno.test("deno task sign prints the signed_request of a payload file (vector 'minimal')", async () => {
   const v = vectors.find((c: { name: string }) => c.name === "minimal");

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { log } from "./log.ts";
+import { log } from "../log.ts";
 
 /** One problem with one input field. `path` is dotted from the body's root. */
 export interface FieldError {

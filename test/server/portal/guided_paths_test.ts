@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { type CatalogPath, type PathsInput, pathsPanel } from "../../../server/launch/paths.ts";
+import {
+  type CatalogPath,
+  type PathsInput,
+  pathsPanel,
+} from "../../../server/portal/guided_paths.ts";
 import type { SearchEntry } from "../../../server/launch/payload.ts";
 
 const CAT_A = "aaaaaaaa-0000-4000-8000-000000000001";

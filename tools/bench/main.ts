@@ -3,11 +3,11 @@
  * baselines (a Hono hello-world on the same Deno; pgbench TPC-B and select-only on the same
  * server), launches, token issuance and the REST API against realistic data (10,000 agents,
  * 50,000 customers, 100,000 sessions), then the same launch and REST runs with the server on all
- * cores (`deno serve --parallel`). Prints one table and writes test/bench/results/<date>.md.
+ * cores (`deno serve --parallel`). Prints one table and writes tools/bench/results/<date>.md.
  */
 import postgres from "postgres";
 import { connect } from "../../db/mod.ts";
-import { startService } from "../../server/boot.ts";
+import { startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import { signPayload } from "../../server/launch/signed_request.ts";
 import {
@@ -230,7 +230,7 @@ try {
 
   // Baseline A: hello-world on the same Deno.
   const helloPort = freePort();
-  const hello = spawn(["run", "-A", "test/bench/hello.ts"], { PORT: String(helloPort) });
+  const hello = spawn(["run", "-A", "tools/bench/hello.ts"], { PORT: String(helloPort) });
   children.push(hello);
   await waitFor(`http://127.0.0.1:${helloPort}/`);
   const helloResult = await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64);
@@ -516,14 +516,14 @@ end
     `half existing; 10% new agents, 20% new customers).`;
   console.log(`\n${header}\n\n${table}\n\n${notes.join("\n")}`);
   const date = new Date().toISOString().slice(0, 10);
-  await Deno.mkdir(`${root}test/bench/results`, { recursive: true });
+  await Deno.mkdir(`${root}tools/bench/results`, { recursive: true });
   await Deno.writeTextFile(
-    `${root}test/bench/results/${date}.md`,
+    `${root}tools/bench/results/${date}.md`,
     `# Benchmark ${date}${quick ? " (quick)" : ""}\n\n${header}\n\n${table}\n\n${
       notes.join("\n")
     }\n`,
   );
-  console.log(`\nwritten to test/bench/results/${date}.md`);
+  console.log(`\nwritten to tools/bench/results/${date}.md`);
 } finally {
   for (const child of children) await stop(child);
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);

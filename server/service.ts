@@ -8,14 +8,14 @@ import {
   type DemoCredentials,
   ensureAdmin,
   ensureBootstrapClient,
-} from "./bootstrap.ts";
+} from "./startup_data.ts";
 import type { Config } from "./config.ts";
 import { createSecretBox } from "./crypto/secret_box.ts";
 import type { Deps } from "./deps.ts";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "./http/env.ts";
 import { setLogLevel } from "./log.ts";
 import { AuthService } from "./oauth/auth_service.ts";
-import { resolveSecretKey } from "./secret_key.ts";
+import { resolveSecretKey } from "./auth/secret_key.ts";
 
 /** A started service. */
 export interface Service {

@@ -14,7 +14,7 @@ import {
 } from "../../db/queries/people_admin.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
 import type { Deps } from "../deps.ts";
-import { AppError, validationError } from "../errors.ts";
+import { AppError, validationError } from "../http/errors.ts";
 
 export type { AdminUserRow, TeamRow };
 

@@ -1,6 +1,6 @@
 /** SECRET_KEY, or in embedded mode a key generated once into DATA_DIR/secret_key. */
-import { encodeBase64Url } from "./crypto/base64.ts";
-import { randomBytes } from "./crypto/random_token.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
+import { randomBytes } from "../crypto/random_token.ts";
 
 /** Returns the configured key, else reads or creates `<dataDir>/secret_key` (mode 0600). */
 export async function resolveSecretKey(configured: string | undefined, dataDir: string) {

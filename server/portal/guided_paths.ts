@@ -3,7 +3,7 @@
  * published catalog and what already ran, decide what the session screen's paths panel shows.
  * Pure: no I/O.
  */
-import type { LaunchView } from "./payload.ts";
+import type { LaunchView } from "../launch/payload.ts";
 
 /** A path step in one language. */
 export interface PathStep {

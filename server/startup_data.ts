@@ -6,8 +6,8 @@ import { hashPassword, hashSecret, verifyPassword, verifySecret } from "./crypto
 import { generateToken } from "./crypto/random_token.ts";
 import type { Deps } from "./deps.ts";
 import { SCOPES } from "./oauth/scopes.ts";
-import { createAppConfig } from "./admin/app_configs.ts";
-import { addCategory, addPath } from "./admin/catalog.ts";
+import { createAppConfig } from "./admin/apps.ts";
+import { addCategory, addPath } from "./admin/guided_paths.ts";
 import { addCustomField } from "./admin/settings.ts";
 
 /** What a first start created, printed once. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { AppError, handleError } from "../../server/errors.ts";
-import { setLogLevel } from "../../server/log.ts";
+import { AppError, handleError } from "../../../server/http/errors.ts";
+import { setLogLevel } from "../../../server/log.ts";
 
 function appThrowing(err: Error): Hono {
   const app = new Hono();

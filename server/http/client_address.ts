@@ -1,7 +1,7 @@
 /** The client's address: X-Forwarded-For when TRUST_PROXY is on, else the connection's peer. */
 import type { Context } from "hono";
 import { getConnInfo } from "hono/deno";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "../deps.ts";
 
 /** The address a request came from, or null when unknown (e.g. in-process test requests). */
 export function clientAddress(deps: Deps, c: Context): string | null {

@@ -1,29 +1,15 @@
 /** HTML the launch endpoint answers browsers with: the error page that reaches the host app. */
 import { raw } from "hono/html";
-import type { AppError } from "../errors.ts";
-
-/** `frame-ancestors 'self' <origins>` for the app's allowed embedders. */
-export function frameAncestorsCsp(origins: string[]): string {
-  return `frame-ancestors ${["'self'", ...origins].join(" ")}`;
-}
-
-/** True when `origin` is one of `allowed` (a `*.` entry matches any subdomain). */
-export function originAllowed(origin: string, allowed: string[]): boolean {
-  return allowed.some((entry) => {
-    if (!entry.includes("*.")) return entry === origin;
-    const [scheme, host] = entry.split("://*.");
-    const match = origin.match(/^(https?):\/\/(.+)$/);
-    return !!match && `${match[1]}` === scheme && match[2].endsWith(`.${host}`);
-  });
-}
+import type { AppError } from "../http/errors.ts";
+import { MESSAGE_TYPES } from "./contract.ts";
 
 /**
- * The error page: shows the message and posts `{type: "portal-launcher:error", status, message,
+ * The error page: shows the message and posts `{type: MESSAGE_TYPES.error, status, message,
  * errors}` to window.parent or window.opener, only to the app's exact allowed origins.
  */
 export function errorPage(err: AppError, frameAncestors: string[]): string {
   const detail = {
-    type: "portal-launcher:error",
+    type: MESSAGE_TYPES.error,
     status: err.status,
     message: err.message,
     errors: err.errors ?? [],

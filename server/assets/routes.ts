@@ -4,11 +4,11 @@
  * load it as a module script.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./env.ts";
-import { bodyHash, notModified } from "./api/etag.ts";
+import type { AppEnv } from "../http/env.ts";
+import { bodyHash, notModified } from "../api/etag.ts";
 
 /** Where `deno task build` writes the element. */
-export const WIDGET_FILE = new URL("../widget/dist/portal-launcher.js", import.meta.url);
+export const WIDGET_FILE = new URL("../../widget/dist/portal-launcher.js", import.meta.url);
 
 /** Routes under /widget. */
 export function widgetRoutes(file: URL = WIDGET_FILE): Hono<AppEnv> {

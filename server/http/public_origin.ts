@@ -1,6 +1,6 @@
 /** The origin used in absolute URLs: PUBLIC_URL, or the forwarded one behind a trusted proxy. */
 import type { Context } from "hono";
-import type { Config } from "./config.ts";
+import type { Config } from "../config.ts";
 
 /** Returns `scheme://host[:port]` for links built while serving this request. */
 export function publicOrigin(config: Config, c: Context): string {
