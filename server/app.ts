@@ -5,11 +5,10 @@ import type { AppEnv } from "./http/env.ts";
 import { handleError } from "./http/errors.ts";
 import { log } from "./log.ts";
 import { apiV1 } from "./api/v1.ts";
-import { DOCS_SCRIPT, DOCS_SCRIPT_PATH } from "./api/docs_page.tsx";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
-import { widgetRoutes } from "./assets/routes.ts";
+import { staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,18 +45,17 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
 
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));
   app.route("/api/v1", apiV1(deps));
-  app.get(DOCS_SCRIPT_PATH, (c) => {
-    c.header("Content-Type", "text/javascript; charset=utf-8");
-    c.header("Cache-Control", "public, max-age=3600");
-    return c.body(DOCS_SCRIPT);
-  });
+  app.route("/assets", staticRoutes());
+  app.route(`${deps.config.portalPrefix}/assets`, staticRoutes());
   // Before the portal: the portal's no-store middleware must not cover the widget.
   app.route(`${deps.config.portalPrefix}/widget`, widgetRoutes());
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
   app.route("/admin", adminScreens(deps));
 
-  app.notFound((c) => c.json({ message: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) =>
+    c.json({ code: "route_not_found", message: `No route for ${c.req.method} ${c.req.path}` }, 404)
+  );
   app.onError(handleError);
   return app;
 }

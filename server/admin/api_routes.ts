@@ -1,6 +1,6 @@
 /** The admin JSON API under /api/v1/admin (Bearer token with scope `admin`). */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../http/body_limit.ts";
 import { IdParam } from "../api/schemas.ts";
 import { generateToken } from "../crypto/random_token.ts";
 import { setPassword } from "./agents.ts";
@@ -60,8 +60,8 @@ import {
   writeFieldSettings,
 } from "./settings.ts";
 
-/** Largest accepted admin API body. */
-export const ADMIN_BODY_LIMIT = 256 * 1024;
+/** Largest accepted admin API body, in KiB. */
+export const ADMIN_BODY_LIMIT_KIB = 256;
 
 const errorResponses = adminErrors("admin");
 const security = oauthSecurity("admin");
@@ -76,16 +76,7 @@ const NameParam = z.object({ name: CustomFieldNameSchema });
 export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requireScope(deps.auth, "admin"));
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: ADMIN_BODY_LIMIT,
-      onError: (c) =>
-        c.json({
-          message: `Request body too large (limit ${ADMIN_BODY_LIMIT / 1024} KiB)`,
-        }, 413),
-    }),
-  );
+  app.use("*", limitBody(ADMIN_BODY_LIMIT_KIB));
   app.use("*", async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");

@@ -3,13 +3,10 @@
  * operation with its parameters, body, responses and scopes, and a "Try it" form per operation
  * run by a small script the service serves itself (works with no internet).
  */
-import { raw } from "hono/html";
+import { assetPath } from "../assets/static_files.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** Where the service serves the page's script (outside /api/v1, which holds only API routes). */
-export const DOCS_SCRIPT_PATH = "/assets/api-docs.js";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -239,7 +236,7 @@ export function docsPage(doc: Json): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{doc.info.title} reference</title>
-        <style>{raw(STYLE)}</style>
+        <link rel="stylesheet" href={assetPath("api-docs.css")} />
       </head>
       <body data-server={server}>
         <nav aria-label="Operations">
@@ -292,88 +289,9 @@ export function docsPage(doc: Json): string {
             </>
           ))}
         </main>
-        <script src={DOCS_SCRIPT_PATH} defer></script>
+        <script src={assetPath("api-docs.js")} defer></script>
       </body>
     </html>
   );
   return "<!doctype html>" + page.toString();
 }
-
-const STYLE = "body{font-family:system-ui,sans-serif;margin:0;display:flex;color:#1f2933}" +
-  "nav{width:19rem;flex:none;height:100vh;overflow:auto;position:sticky;top:0;" +
-  "background:#f5f7fa;padding:1rem;box-sizing:border-box;font-size:.9rem}" +
-  "nav ul{list-style:none;padding:0}nav li{margin:.2rem 0}nav a{text-decoration:none}" +
-  "main{padding:1rem 2rem;max-width:60rem}h1{font-size:1.2rem}.op{border-top:1px solid #d9e2ec;" +
-  "padding:.5rem 0}.m{display:inline-block;min-width:3.5rem;font-size:.75rem;font-weight:bold;" +
-  "text-align:center;border-radius:3px;color:#fff;background:#486581}.m-get{background:#2f855a}" +
-  ".m-post{background:#2b6cb0}.m-patch,.m-put{background:#b7791f}.m-delete{background:#c53030}" +
-  "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #d9e2ec;padding:.2rem .5rem;" +
-  "text-align:left;vertical-align:top}fieldset{border:1px solid #d9e2ec;margin:.5rem 0}" +
-  "label{display:block;margin:.3rem 0}input{width:20rem}textarea{width:100%;font-family:monospace}" +
-  "output{display:block;white-space:pre-wrap;font-family:monospace;max-height:24rem;overflow:auto}" +
-  ".desc{color:#52606d}";
-
-/** The page's script: "Get a token" and the "Try it" forms (plain fetch, same origin). */
-export const DOCS_SCRIPT = `"use strict";
-(function () {
-  var server = document.body.dataset.server;
-  var auth = document.getElementById("auth");
-  function creds() {
-    return { id: auth.elements.client_id.value, secret: auth.elements.client_secret.value };
-  }
-  function show(out, res, text) {
-    var head = res.status + " " + res.statusText + "\\n";
-    try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* not JSON */ }
-    out.textContent = head + text;
-  }
-  auth.addEventListener("submit", function (ev) {
-    ev.preventDefault();
-    var c = creds();
-    var out = auth.querySelector("output");
-    fetch(server + "/oauth2/token", {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: c.id,
-        client_secret: c.secret })
-    }).then(function (res) {
-      return res.text().then(function (text) {
-        if (res.ok) auth.elements.token.value = JSON.parse(text).access_token;
-        show(out, res, text);
-      });
-    }, function (err) { out.textContent = String(err); });
-  });
-  document.querySelectorAll("form.try").forEach(function (form) {
-    form.addEventListener("submit", function (ev) {
-      ev.preventDefault();
-      var path = form.dataset.path;
-      var query = new URLSearchParams();
-      form.querySelectorAll("input[data-in]").forEach(function (input) {
-        if (input.dataset.in === "path") {
-          path = path.replace("{" + input.name + "}", encodeURIComponent(input.value));
-        } else if (input.value !== "") query.set(input.name, input.value);
-      });
-      var headers = {};
-      var init = { method: form.dataset.method, headers: headers };
-      var bodyType = form.dataset.bodyType;
-      if (bodyType) {
-        headers["Content-Type"] = bodyType;
-        init.body = form.elements.__body.value;
-      }
-      if (form.dataset.auth === "bearer") {
-        headers.Authorization = "Bearer " + auth.elements.token.value;
-      } else {
-        var c = creds();
-        var body = new URLSearchParams(init.body || "");
-        if (!body.has("client_id")) body.set("client_id", c.id);
-        if (!body.has("client_secret")) body.set("client_secret", c.secret);
-        init.body = body.toString();
-      }
-      var out = form.querySelector("output");
-      var qs = query.toString();
-      fetch(server + path + (qs ? "?" + qs : ""), init).then(function (res) {
-        return res.text().then(function (text) { show(out, res, text); });
-      }, function (err) { out.textContent = String(err); });
-    });
-  });
-})();
-`;

@@ -7,6 +7,10 @@ import type { Scope } from "../oauth/scopes.ts";
 
 /** The error body every 4xx of the API uses. */
 export const ErrorSchema = z.object({
+  code: z.string().openapi({
+    example: "session_not_found",
+    description: "Stable machine-readable code (docs/api.md#error-codes)",
+  }),
   message: z.string().openapi({ example: "Session 42 not found" }),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 }).openapi("Error");

@@ -1,11 +1,12 @@
 /**
- * Serves the built <portal-launcher> module at /widget/portal-launcher.js, with an ETag (a hash of
- * the file) so browsers keep it and revalidate cheaply, and CORS so host pages on other origins can
- * load it as a module script.
+ * Static routes: the built <portal-launcher> module at /widget/portal-launcher.js (ETag, CORS so
+ * host pages on other origins can load it as a module script), and the pages' own styles and
+ * scripts at /assets/<name>.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
 import { bodyHash, notModified } from "../api/etag.ts";
+import { STATIC_FILES } from "./static_files.ts";
 
 /** Where `deno task build` writes the element. */
 export const WIDGET_FILE = new URL("../../widget/dist/portal-launcher.js", import.meta.url);
@@ -36,6 +37,22 @@ export function widgetRoutes(file: URL = WIDGET_FILE): Hono<AppEnv> {
     c.header("Content-Type", "text/javascript; charset=utf-8");
     if (notModified(c, cached.etag)) return c.body(null, 304);
     return c.body(cached.text);
+  });
+  return app;
+}
+
+/** Routes under /assets: the files of server/assets/files/, revalidated by ETag. */
+export function staticRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/:name{[a-z0-9-]+\\.(css|js)}", (c) => {
+    const file = STATIC_FILES.get(c.req.param("name"));
+    if (!file) return c.notFound();
+    c.header("ETag", file.etag);
+    // Pages link to a ?v=<hash> URL, so a changed file has a new URL and may be cached long.
+    c.header("Cache-Control", "public, max-age=86400");
+    c.header("Content-Type", file.type);
+    if (notModified(c, file.etag)) return c.body(null, 304);
+    return c.body(file.text);
   });
   return app;
 }

@@ -5,13 +5,21 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { log } from "../log.ts";
 
+/** The code whose body is exactly `{"message": "Error evaluating User"}` (spec §7). */
+const SPEC_MESSAGE_ONLY = "invalid_user";
+
 /** One problem with one input field. `path` is dotted from the body's root. */
 export interface FieldError {
   path: string;
   message: string;
 }
 
-/** An expected failure: HTTP status, stable machine code, human message, optional field errors. */
+/**
+ * An expected failure: HTTP status, stable machine code, human message, optional field errors.
+ * JSON bodies carry `{code, message, errors?}`; the codes are stable and listed in
+ * docs/api.md#error-codes. The one exception is the spec's exact "Error evaluating User" answer
+ * (code `invalid_user`), whose body is `{"message": "Error evaluating User"}` alone.
+ */
 export class AppError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
@@ -26,7 +34,10 @@ export class AppError extends Error {
 
   /** The JSON body of the response. */
   body(): Record<string, unknown> {
-    return this.errors ? { message: this.message, errors: this.errors } : { message: this.message };
+    if (this.code === SPEC_MESSAGE_ONLY) return { message: this.message };
+    return this.errors
+      ? { code: this.code, message: this.message, errors: this.errors }
+      : { code: this.code, message: this.message };
   }
 }
 
@@ -70,12 +81,10 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(err.body(), err.status);
   }
   if (err instanceof HTTPException) {
-    const message = err.status === 415
-      ? "Unsupported Content-Type: send application/json"
-      : err.status === 413
-      ? "Request body too large"
-      : err.message || "Bad request";
-    return c.json({ message }, err.status as ContentfulStatusCode);
+    const [code, message] = err.status === 415
+      ? ["unsupported_media_type", "Unsupported Content-Type: send application/json"]
+      : ["bad_request", err.message || "Bad request"];
+    return c.json({ code, message }, err.status as ContentfulStatusCode);
   }
   log.error("unhandled error", {
     requestId: c.get("requestId"),
@@ -83,7 +92,11 @@ export function handleError(err: Error, c: Context): Response {
     stack: err?.stack,
   });
   return c.json(
-    { message: "Internal server error", requestId: c.get("requestId") ?? null },
+    {
+      code: "internal_error",
+      message: "Internal server error",
+      requestId: c.get("requestId") ?? null,
+    },
     500,
   );
 }

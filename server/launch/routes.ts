@@ -1,7 +1,7 @@
 /** The launch endpoint `POST {portal_url}/api/auth/app/:app_name` and its dry run. */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../http/body_limit.ts";
 import type { AppRow } from "../../db/queries/apps.ts";
 import { cachedApp } from "./app_cache.ts";
 import { insertFailedLaunch } from "../../db/queries/launch.ts";
@@ -19,8 +19,8 @@ import { setPortalCookie } from "../auth/cookies.ts";
 import { errorPage } from "./error_page.tsx";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 
-/** Largest accepted launch body. */
-export const LAUNCH_BODY_LIMIT = 64 * 1024;
+/** Largest accepted launch body, in KiB. */
+export const LAUNCH_BODY_LIMIT_KIB = 64;
 
 function wantsJson(c: Context): boolean {
   const accept = c.req.header("Accept") ?? "";
@@ -48,12 +48,7 @@ async function readSignedRequest(c: Context): Promise<string | undefined> {
 export function launchRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
-  const limit = bodyLimit({
-    maxSize: LAUNCH_BODY_LIMIT,
-    onError: () => {
-      throw new AppError(413, "body_too_large", "Request body too large (limit 64 KiB)");
-    },
-  });
+  const limit = limitBody(LAUNCH_BODY_LIMIT_KIB);
 
   /** Runs one launch or dry run; turns every refusal into the response the caller expects. */
   async function handle(c: Context<AppEnv>, dryRun: boolean): Promise<Response> {

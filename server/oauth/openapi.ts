@@ -2,6 +2,7 @@
  * The OAuth 2.0 endpoints in the OpenAPI document. They are plain Hono routes (RFC 6749 form
  * parsing and error bodies), so they are described here by hand, next to the code they describe.
  */
+import { ErrorSchema } from "../api/openapi_shared.ts";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCOPES } from "./scopes.ts";
 
@@ -38,8 +39,8 @@ const oauthErrors = {
     content: { "application/json": { schema: OAuthErrorSchema } },
   },
   413: {
-    description: "Body over 16 KiB",
-    content: { "application/json": { schema: OAuthErrorSchema } },
+    description: "Body over 16 KiB (the service's one 413 body: code body_too_large)",
+    content: { "application/json": { schema: ErrorSchema } },
   },
 };
 

@@ -1,6 +1,6 @@
 /** OAuth 2.0 endpoints: token (client_credentials), revocation, server metadata. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../http/body_limit.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { OAuthError } from "../http/errors.ts";
@@ -9,15 +9,10 @@ import { authenticateClient, readClientCredentials } from "./client_auth.ts";
 import { readOAuthForm } from "./form.ts";
 import { isScope, SCOPES } from "./scopes.ts";
 
-/** Largest accepted OAuth request body. */
-export const OAUTH_BODY_LIMIT = 16 * 1024;
+/** Largest accepted OAuth request body, in KiB. */
+export const OAUTH_BODY_LIMIT_KIB = 16;
 
-const limit = bodyLimit({
-  maxSize: OAUTH_BODY_LIMIT,
-  onError: () => {
-    throw new OAuthError(413, "invalid_request", "Request body too large (limit 16 KiB)");
-  },
-});
+const limit = limitBody(OAUTH_BODY_LIMIT_KIB);
 
 /** Routes under /api/v1/oauth2. */
 export function oauthRoutes(deps: Deps): Hono<AppEnv> {

@@ -3,7 +3,7 @@
  * the path runner, the agent's sessions and the password sign-in.
  */
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../http/body_limit.ts";
 import {
   insertPathRun,
   insertSessionEvent,
@@ -62,7 +62,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       c.header("Content-Security-Policy", frameAncestorsCsp([]));
     }
   });
-  app.use("*", bodyLimit({ maxSize: 16 * 1024 }));
+  app.use("*", limitBody(16));
 
   /** The signed-in agent, or a redirect to the sign-in page that comes back here. */
   async function agentOr(c: Context<AppEnv>): Promise<PortalAgent | Response> {

@@ -4,7 +4,7 @@
  * Server-rendered forms that work without JavaScript; every POST carries the session's CSRF token.
  */
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../../http/body_limit.ts";
 import { deleteLogin } from "../../../db/queries/logins.ts";
 import { clientAddress } from "../../http/client_address.ts";
 import type { Deps } from "../../deps.ts";
@@ -49,7 +49,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     c.header("Content-Security-Policy", "frame-ancestors 'none'");
     c.header("X-Content-Type-Options", "nosniff");
   });
-  app.use("*", bodyLimit({ maxSize: 256 * 1024 }));
+  app.use("*", limitBody(256));
 
   const loginPage = (
     c: Context,

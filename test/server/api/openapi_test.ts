@@ -86,7 +86,11 @@ Deno.test({
         assert.equal(page.status, 200);
         assert.match(page.headers.get("Content-Security-Policy")!, /default-src 'self'/);
         const html = await page.text();
-        assert.match(html, /<script src="\/assets\/api-docs\.js" defer><\/script>/);
+        assert.match(html, /<script src="\/assets\/api-docs\.js\?v=[0-9a-z]+" defer><\/script>/);
+        assert.match(
+          html,
+          /<link rel="stylesheet" href="\/assets\/api-docs\.css\?v=[0-9a-z]+"\/?>/,
+        );
         assert.doesNotMatch(html, /https?:\/\/(?!portal\.test)[a-z]/, "no outside assets");
         for (const path of ["/sessions/{id}", "/oauth2/introspect", "/admin/apps"]) {
           assert.ok(html.includes(`data-path="${path}"`), path);

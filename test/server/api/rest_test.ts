@@ -85,7 +85,10 @@ for (const backend of backends) {
         await t.step("GET /sessions/:id: 404 unknown, 400 non-numeric", async () => {
           const missing = await get("/api/v1/sessions/999999");
           assert.equal(missing.status, 404);
-          assert.deepEqual(await missing.json(), { message: "Session 999999 not found" });
+          assert.deepEqual(await missing.json(), {
+            code: "session_not_found",
+            message: "Session 999999 not found",
+          });
           const bad = await get("/api/v1/sessions/abc");
           assert.equal(bad.status, 400);
           assert.deepEqual((await bad.json()).errors, [{

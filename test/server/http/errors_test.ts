@@ -28,5 +28,19 @@ Deno.test("handleError renders AppError with its status, field errors and header
   ).request("/");
   assert.equal(res.status, 409);
   assert.equal(res.headers.get("X-Extra"), "1");
-  assert.deepEqual(await res.json(), { message: "Taken", errors: [{ path: "a", message: "b" }] });
+  assert.deepEqual(await res.json(), {
+    code: "x",
+    message: "Taken",
+    errors: [{ path: "a", message: "b" }],
+  });
+});
+
+Deno.test("AppError bodies carry the stable code, except the spec's Error evaluating User", () => {
+  assert.deepEqual(new AppError(404, "session_not_found", "Session 9 not found").body(), {
+    code: "session_not_found",
+    message: "Session 9 not found",
+  });
+  assert.deepEqual(new AppError(400, "invalid_user", "Error evaluating User").body(), {
+    message: "Error evaluating User",
+  });
 });

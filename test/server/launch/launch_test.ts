@@ -232,7 +232,10 @@ for (const backend of backends) {
             payload({ sessionId: 999999 }, { id: "ghost1", email: "ghost@example.com" }),
           );
           assert.equal(status, 404);
-          assert.deepEqual(body, { message: "Session 999999 not found" });
+          assert.deepEqual(body, {
+            code: "session_not_found",
+            message: "Session 999999 not found",
+          });
           assert.deepEqual(await counts(svc), before);
           const [l] = await svc.db.sql`select outcome from launches order by id desc limit 1`;
           assert.equal(l.outcome, "session_not_found");
@@ -312,13 +315,19 @@ for (const backend of backends) {
             assert.deepEqual(user.body, { message: "Error evaluating User" });
             const sig = await launch(payload(), { json: true, key: "wrong-key-0000000000" });
             assert.equal(sig.status, 401);
-            assert.deepEqual(await sig.json(), { message: "Invalid signature" });
+            assert.deepEqual(await sig.json(), {
+              code: "invalid_signature",
+              message: "Invalid signature",
+            });
             const unknown = await launch(payload(), {
               json: true,
               path: "/portal/api/auth/app/nope",
             });
             assert.equal(unknown.status, 404);
-            assert.deepEqual(await unknown.json(), { message: "Unknown application: nope" });
+            assert.deepEqual(await unknown.json(), {
+              code: "app_not_found",
+              message: "Unknown application: nope",
+            });
           },
         );
 
