@@ -71,10 +71,14 @@ export interface AgentValues {
   locale: string | null;
 }
 
-/** The agent found or created; `admin` means the identity is an administrator's, left unchanged. */
+/**
+ * The agent found or created; `admin` means the identity is an administrator's, left unchanged;
+ * `created` means this statement inserted it.
+ */
 export interface AgentUpsert {
   id: number;
   admin: boolean;
+  created: boolean;
 }
 
 /** The agent CTEs: find by external id, else e-mail; update an agent, never an admin; else insert. */
@@ -96,7 +100,7 @@ function agentCtes(tx: Tx, v: AgentValues) {
         locale = coalesce(${v.locale}, u.locale),
         updated_at = now()
       from a_found where u.id = a_found.id and a_found.role = 'agent'
-      returning u.id, false as admin
+      returning u.id, false as admin, false as created
     ),
     a_inserted as (
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
@@ -110,11 +114,11 @@ function agentCtes(tx: Tx, v: AgentValues) {
           gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
       where not exists (select 1 from a_found)
       on conflict do nothing
-      returning id, false as admin
+      returning id, false as admin, true as created
     ),
     agent as (
       select * from a_updated union all select * from a_inserted
-      union all select id, true from a_found where role = 'admin'
+      union all select id, true, false from a_found where role = 'admin'
     )
   `;
 }
@@ -158,7 +162,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         other_phone = coalesce(${v.otherPhone}, c.other_phone),
         updated_at = now()
       from c_found where c.id = c_found.id
-      returning c.id
+      returning c.id, false as created
     ),
     c_inserted as (
       insert into customers (external_id, email, first_name, last_name, phone1, phone2,
@@ -167,7 +171,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         ${v.phone2}, ${v.otherPhone}
       where not exists (select 1 from c_found)
       on conflict do nothing
-      returning id
+      returning id, true as created
     ),
     customer as (select * from c_updated union all select * from c_inserted)
   `;
@@ -176,7 +180,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
 /** What upsertPeople did; a null side lost a race to a concurrent insert (the caller retries). */
 export interface PeopleUpsert {
   agent: AgentUpsert | null;
-  customer: { id: number } | null;
+  customer: { id: number; created: boolean } | null;
 }
 
 /**
@@ -325,30 +329,4 @@ export async function insertFailedLaunch(
     returning id
   `;
   return row.id;
-}
-
-/** What a dry run reads: whether the agent and customer exist. */
-export async function planLookups(
-  tx: Tx,
-  q: {
-    agentExternalId: string | null;
-    agentEmail: string;
-    customerEmail: string;
-    customerExternalId: string;
-  },
-): Promise<{ agentExists: boolean; agentIsAdmin: boolean; customerIds: number[] }> {
-  const [row] = await tx`
-    select
-      exists(select 1 from users where external_id = ${q.agentExternalId}
-        or lower(email) = lower(${q.agentEmail})) as agent_exists,
-      exists(select 1 from users where role = 'admin' and (external_id = ${q.agentExternalId}
-        or lower(email) = lower(${q.agentEmail}))) as agent_is_admin,
-      array(select id from customers where lower(email) = lower(${q.customerEmail})
-        or external_id = ${q.customerExternalId}) as customer_ids
-  `;
-  return {
-    agentExists: row.agentExists,
-    agentIsAdmin: row.agentIsAdmin,
-    customerIds: row.customerIds.map(Number),
-  };
 }

@@ -2,6 +2,7 @@
  * The launch processing flow (spec §5.4) in ONE transaction: lookups, agent, customer, session,
  * custom fields, devices, teams, launch record and portal login. Either all of it is written or
  * none of it. Round trips: BEGIN, lookups, agent and customer, session and the rest, COMMIT = 5.
+ * The dry run runs the same code and rolls back.
  */
 import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
@@ -9,7 +10,6 @@ import {
   type LaunchLookups,
   launchLookups,
   type PeopleUpsert,
-  planLookups,
   upsertPeople,
   writeLaunch,
 } from "../../db/queries/launch.ts";
@@ -160,6 +160,61 @@ async function upsertBoth(step: () => Promise<PeopleUpsert>, p: LaunchPayload) {
   throw new Error("agent and customer: concurrent inserts kept winning");
 }
 
+/** What one pass of the flow wrote (or, in a dry run, would have written). */
+interface FlowOutcome {
+  result: LaunchResult;
+  plan: LaunchPlan;
+}
+
+/** The flow inside the caller's transaction: every check, lookup and write of a launch. */
+async function launchIn(
+  tx: Tx,
+  p: LaunchPayload,
+  meta: LaunchMeta,
+  login: { token: string; tokenHash: string; expiresAt: Date },
+): Promise<FlowOutcome> {
+  const found = await launchLookups(tx, lookupQuery(p));
+  checkLookups(p, found);
+  const { agent, customer } = await upsertBoth(
+    () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
+    p,
+  );
+  if (agent.admin) refuseAdmin(p.agent.email);
+  const { launchId, sessionId } = await writeLaunch(tx, {
+    session: {
+      id: found.session?.id ?? null,
+      customerId: customer.id,
+      agentId: agent.id,
+      externalReference: p.session.externalReference,
+      referenceId: p.session.referenceId,
+      appId: meta.appId,
+      target: p.view.target,
+      assign: p.session.assign,
+    },
+    customFields: p.session.customFields,
+    // Devices are added to a session; a repeated serial (same kind) updates that device.
+    devices: p.session.devices,
+    teams: p.agent.teams ?? [],
+    launch: { ...meta, view: p.view },
+    login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
+  });
+  return {
+    result: {
+      launchId,
+      sessionId,
+      agentId: agent.id,
+      customerId: customer.id,
+      loginToken: login.token,
+    },
+    plan: {
+      agent: agent.created ? "create" : "update",
+      customer: customer.created ? "create" : "update",
+      session: found.session ? "update" : "create",
+      assign: found.session ? p.session.assign && found.session.status === "open" : true,
+    },
+  };
+}
+
 /** Runs a launch; throws AppError for every refusal, after which nothing was written. */
 export async function runLaunch(
   deps: Deps,
@@ -167,59 +222,32 @@ export async function runLaunch(
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
-  return await deps.sql.begin(async (tx: Tx) => {
-    const found = await launchLookups(tx, lookupQuery(p));
-    checkLookups(p, found);
-    const { agent, customer } = await upsertBoth(
-      () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
-      p,
-    );
-    if (agent.admin) refuseAdmin(p.agent.email);
-    const { launchId, sessionId } = await writeLaunch(tx, {
-      session: {
-        id: found.session?.id ?? null,
-        customerId: customer.id,
-        agentId: agent.id,
-        externalReference: p.session.externalReference,
-        referenceId: p.session.referenceId,
-        appId: meta.appId,
-        target: p.view.target,
-        assign: p.session.assign,
-      },
-      customFields: p.session.customFields,
-      // Devices are added to a session; a repeated serial (same kind) updates that device.
-      devices: p.session.devices,
-      teams: p.agent.teams ?? [],
-      launch: { ...meta, view: p.view },
-      login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
-    });
-    return {
-      launchId,
-      sessionId,
-      agentId: agent.id,
-      customerId: customer.id,
-      loginToken: login.token,
-    };
-  });
+  return await deps.sql.begin(async (tx: Tx) => (await launchIn(tx, p, meta, login)).result);
 }
 
-/** The dry run: every check and lookup of runLaunch, writing nothing. */
-export async function planLaunch(deps: Deps, p: LaunchPayload): Promise<LaunchPlan> {
-  return await deps.sql.begin(async (tx: Tx) => {
-    const found = await launchLookups(tx, lookupQuery(p));
-    checkLookups(p, found);
-    const existing = await planLookups(tx, {
-      agentExternalId: p.agent.externalId,
-      agentEmail: p.agent.email,
-      customerEmail: p.customer.email,
-      customerExternalId: p.customer.externalId,
+/** Thrown inside the dry run's transaction to roll it back with the plan it reached. */
+class DryRunDone {
+  constructor(readonly plan: LaunchPlan) {}
+}
+
+/**
+ * The dry run: the launch's own flow, in a transaction that is always rolled back, so it answers
+ * exactly what the launch would (same checks, same matching, same refusals) and writes nothing.
+ * Only sequences advance (PostgreSQL never rolls them back), so ids may skip numbers.
+ */
+export async function planLaunch(
+  deps: Deps,
+  p: LaunchPayload,
+  meta: LaunchMeta,
+): Promise<LaunchPlan> {
+  const login = await newLoginToken(PORTAL_LOGIN_HOURS);
+  try {
+    await deps.sql.begin(async (tx: Tx) => {
+      throw new DryRunDone((await launchIn(tx, p, meta, login)).plan);
     });
-    if (existing.agentIsAdmin) refuseAdmin(p.agent.email);
-    return {
-      agent: existing.agentExists ? "update" : "create",
-      customer: existing.customerIds.length ? "update" : "create",
-      session: found.session ? "update" : "create",
-      assign: found.session ? p.session.assign && found.session.status === "open" : true,
-    };
-  });
+  } catch (err) {
+    if (err instanceof DryRunDone) return err.plan;
+    throw err;
+  }
+  throw new Error("unreachable: the dry run's transaction always throws");
 }

@@ -65,16 +65,15 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       const verified = await verifySignedRequest(raw, await signingKeys(deps, appRow));
       payload = verified.payload;
       const parsed = parseLaunchPayload(verified.payload);
-      if (dryRun) {
-        return c.json({ ok: true, plan: await planLaunch(deps, parsed) });
-      }
-      const result = await runLaunch(deps, parsed, {
+      const meta = {
         appId: appRow.id,
         appName: appRow.appName,
         clientAddress: clientAddress(deps, c),
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
-      });
+      };
+      if (dryRun) return c.json({ ok: true, plan: await planLaunch(deps, parsed, meta) });
+      const result = await runLaunch(deps, parsed, meta);
       setPortalCookie(c, prefix, result.loginToken);
       const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${result.sessionId}` +
         `?launch=${result.launchId}`;

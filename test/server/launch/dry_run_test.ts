@@ -1,0 +1,174 @@
+/**
+ * The dry run answers what the launch does: the same cases through /validate and then through the
+ * launch itself (the dry run writes nothing, so both see the same data) must agree.
+ */
+import assert from "node:assert/strict";
+import { backends } from "../../helpers/db.ts";
+import { type Json, launchPayload } from "../../helpers/payload.ts";
+import { uniqueId } from "../../helpers/shared.ts";
+import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+
+const fixtures = launchFixtures(backends);
+
+/** What a request came to, in the dry run's terms. */
+type Outcome =
+  | { status: number; code: string }
+  | { status: 200; agent: string; customer: string; session: string; assign: boolean };
+
+interface Case {
+  name: string;
+  /** Prepares the data and returns the payload both requests send. */
+  setup(f: LaunchFixture): Promise<Json>;
+  expected: Outcome;
+}
+
+const params = (p: Json) => p.context.environment.parameters;
+
+const cases: Case[] = [
+  {
+    name: "new agent and new customer",
+    setup: () => Promise.resolve(freshPayload()),
+    expected: { status: 200, agent: "create", customer: "create", session: "create", assign: true },
+  },
+  {
+    name: "existing agent (external id) and customer (e-mail)",
+    async setup(f) {
+      const p = freshPayload();
+      await f.launchJson(p);
+      return p;
+    },
+    expected: { status: 200, agent: "update", customer: "update", session: "create", assign: true },
+  },
+  {
+    name: "existing agent found by e-mail, customer by contactId",
+    async setup(f) {
+      const p = freshPayload();
+      await f.launchJson(p);
+      return launchPayload(
+        { ...params(p), contactEmail: `${uniqueId("other")}@example.org` },
+        { ...p.context.user, id: uniqueId("renamed") },
+      );
+    },
+    expected: { status: 200, agent: "update", customer: "update", session: "create", assign: true },
+  },
+  {
+    name: "customer conflict: the e-mail and the contactId belong to two customers",
+    async setup(f) {
+      const a = freshPayload();
+      const b = freshPayload();
+      await f.launchJson(a);
+      await f.launchJson(b);
+      return freshPayload({ contactEmail: params(a).contactEmail, contactId: params(b).contactId });
+    },
+    expected: { status: 409, code: "identity_conflict" },
+  },
+  {
+    name: "agent conflict: the external id and the e-mail belong to two agents",
+    async setup(f) {
+      const a = freshPayload();
+      const b = freshPayload();
+      await f.launchJson(a);
+      await f.launchJson(b);
+      return freshPayload({}, { id: a.context.user.id, email: b.context.user.email });
+    },
+    expected: { status: 409, code: "identity_conflict" },
+  },
+  {
+    name: "an administrator's identity",
+    async setup(f) {
+      const id = uniqueId("boss");
+      await f.svc.db.sql`insert into users (role, external_id, email, first_name, last_name)
+        values ('admin', ${id}, ${`${id}@example.com`}, 'Boss', 'Person')`;
+      return freshPayload({}, { email: `${id}@example.com` });
+    },
+    expected: { status: 403, code: "agent_is_admin" },
+  },
+  {
+    name: "an unknown session",
+    setup: () => Promise.resolve(freshPayload({ sessionId: 987654321 })),
+    expected: { status: 404, code: "session_not_found" },
+  },
+  {
+    name: "an open session with assign, owned by another agent",
+    async setup(f) {
+      const owner = await f.launchJson(freshPayload());
+      return freshPayload({ sessionId: owner.body.sessionId, assign: true });
+    },
+    expected: { status: 200, agent: "create", customer: "create", session: "update", assign: true },
+  },
+  {
+    name: "an open session without assign, owned by another agent",
+    async setup(f) {
+      const owner = await f.launchJson(freshPayload());
+      return freshPayload({ sessionId: owner.body.sessionId });
+    },
+    expected: {
+      status: 200,
+      agent: "create",
+      customer: "create",
+      session: "update",
+      assign: false,
+    },
+  },
+  {
+    name: "a closed session with assign keeps its assignee",
+    async setup(f) {
+      const owner = await f.launchJson(freshPayload());
+      await f.svc.db.sql`update sessions set status = 'closed' where id = ${owner.body.sessionId}`;
+      return freshPayload({ sessionId: owner.body.sessionId, assign: 1 });
+    },
+    expected: {
+      status: 200,
+      agent: "create",
+      customer: "create",
+      session: "update",
+      assign: false,
+    },
+  },
+  {
+    name: "a custom field that is not configured",
+    setup: () => Promise.resolve(freshPayload({ customFields: { nope: "x" } })),
+    expected: { status: 400, code: "unknown_custom_fields" },
+  },
+];
+
+async function dryRunOutcome(f: LaunchFixture, p: Json): Promise<Outcome> {
+  const { status, body } = await f.dryRun(p);
+  return status === 200 ? { status: 200, ...body.plan } : { status, code: body.code };
+}
+
+/** Runs the launch and reads back what it did, in the dry run's terms. */
+async function launchOutcome(f: LaunchFixture, p: Json): Promise<Outcome> {
+  const sessionId = params(p).sessionId ?? null;
+  const before = await f.counts();
+  const { status, body } = await f.launchJson(p);
+  if (status !== 200) return { status, code: body.code };
+  const made = delta(before, await f.counts());
+  const [s] = await f.svc.db.sql`select assignee_id from sessions where id = ${body.sessionId}`;
+  return {
+    status: 200,
+    agent: made.agents ? "create" : "update",
+    customer: made.customers ? "create" : "update",
+    session: sessionId === null ? "create" : "update",
+    assign: Number(s.assigneeId) === body.agentId,
+  };
+}
+
+for (const backend of backends) {
+  for (const c of cases) {
+    Deno.test({
+      name: `dry run answers what the launch does: ${c.name} [${backend.name}]`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      async fn() {
+        const f = await fixtures.get(backend)!();
+        const p = await c.setup(f);
+        const before = await f.counts();
+        const planned = await dryRunOutcome(f, p);
+        assert.deepEqual(delta(before, await f.counts()), {}, "the dry run wrote nothing");
+        assert.deepEqual(planned, c.expected, "dry run");
+        assert.deepEqual(await launchOutcome(f, p), c.expected, "launch");
+      },
+    });
+  }
+}
