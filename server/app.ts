@@ -1,5 +1,7 @@
 /** Builds the Hono application from its dependencies. */
 import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { handleError } from "./http/errors.ts";
@@ -11,27 +13,43 @@ import { portalRoutes } from "./portal/routes.tsx";
 import { staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The headers every response carries, through hono/secure-headers. Three of its defaults are off
+ * on purpose: X-Frame-Options (portal pages are framed by host apps; each page family sets its
+ * CSP frame-ancestors instead), Cross-Origin-Opener-Policy (a launch in a new tab reports errors
+ * to window.opener) and Cross-Origin-Resource-Policy (host pages on other origins load the widget).
+ */
+function securityHeaders(publicUrl: string) {
+  return secureHeaders({
+    xFrameOptions: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    referrerPolicy: "same-origin",
+    strictTransportSecurity: publicUrl.startsWith("https:")
+      ? "max-age=31536000; includeSubDomains"
+      : false,
+  });
+}
 
 /** The whole service as one Hono app (routes, middleware, error handling). */
 export function buildApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  // X-Request-Id: the caller's when it is 1-128 of [A-Za-z0-9_=-], else a new UUID; echoed.
+  app.use("*", requestId({ limitLength: 128 }));
+  // Hand-written because hono/logger prints plain text: the service logs one JSON line per request.
   app.use("*", async (c, next) => {
     const started = performance.now();
-    const given = c.req.header("X-Request-Id");
-    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    c.set("requestId", requestId);
     await next();
-    c.header("X-Request-Id", requestId);
     log.info("request", {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
-      requestId,
+      requestId: c.get("requestId"),
     });
   });
+  app.use("*", securityHeaders(deps.config.publicUrl));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {

@@ -4,6 +4,7 @@
  * page.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
 import { adminApiRoutes } from "../admin/api_routes.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -28,7 +29,7 @@ export function openApiDocument(v1: OpenAPIHono<AppEnv>, origin: string) {
       version: API_VERSION,
       description: "REST API v1 of Portal Launcher: bearer tokens from the client-credentials " +
         "grant, sessions, customers, agents, the launch log and the admin API. JSON bodies are " +
-        "camelCase; errors are {message, errors?: [{path, message}]}.",
+        "camelCase; errors are {code, message, errors?: [{path, message}]}.",
     },
     servers: [{ url: `${origin}/api/v1` }],
   });
@@ -45,8 +46,7 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   v1.route("/launches", launchLogRoutes(deps));
   v1.route("/admin", adminApiRoutes(deps));
 
-  v1.get("/openapi.json", (c) => {
-    c.header("Access-Control-Allow-Origin", "*");
+  v1.get("/openapi.json", cors({ origin: "*" }), (c) => {
     return c.json(openApiDocument(v1, publicOrigin(deps.config, c)));
   });
   v1.openAPIRegistry.registerPath({

@@ -4,6 +4,7 @@
  * scripts at /assets/<name>.
  */
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import type { AppEnv } from "../http/env.ts";
 import { bodyHash, notModified } from "../api/etag.ts";
 import { STATIC_FILES } from "./static_files.ts";
@@ -16,8 +17,7 @@ export function widgetRoutes(file: URL = WIDGET_FILE): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   let cached: { text: string; etag: string; mtime: number } | null = null;
 
-  app.get("/portal-launcher.js", async (c) => {
-    c.header("Access-Control-Allow-Origin", "*");
+  app.get("/portal-launcher.js", cors({ origin: "*" }), async (c) => {
     let stat: Deno.FileInfo;
     try {
       stat = await Deno.stat(file);

@@ -1,5 +1,6 @@
 /** The launch endpoint `POST {portal_url}/api/auth/app/:app_name` and its dry run. */
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import type { Context } from "hono";
 import { limitBody } from "../http/body_limit.ts";
 import type { AppRow } from "../../db/queries/apps.ts";
@@ -15,6 +16,7 @@ import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
+import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
 import { setPortalCookie } from "../auth/cookies.ts";
 import { errorPage } from "./error_page.tsx";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
@@ -107,42 +109,26 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     }
   }
 
-  app.post("/api/auth/app/:app_name", limit, (c) => handle(c, false));
+  app.post(LAUNCH_ROUTE, limit, (c) => handle(c, false));
 
-  app.post("/api/auth/app/:app_name/validate", limit, async (c) => {
-    const res = await handle(c, true).catch((err) => {
-      if (err instanceof AppError) return c.json(err.body(), err.status);
-      throw err;
-    });
-    await corsFor(c, res);
-    return res;
+  // The dry run may be called from the app's own pages: CORS for its allowed frame ancestors.
+  const dryRunCors = cors({
+    origin: async (origin, c) => {
+      const row = origin ? await cachedApp(deps, c.req.param("app_name") ?? "") : null;
+      return row && originAllowed(origin, row.frameAncestors) ? origin : null;
+    },
+    allowMethods: ["POST"],
+    allowHeaders: ["Content-Type"],
+    maxAge: 600,
   });
+  app.options(VALIDATE_ROUTE, dryRunCors);
+  app.post(VALIDATE_ROUTE, dryRunCors, limit, (c) => handle(c, true));
 
-  app.options("/api/auth/app/:app_name/validate", async (c) => {
-    const res = c.body(null, 204);
-    await corsFor(c, res);
-    res.headers.set("Access-Control-Allow-Methods", "POST");
-    res.headers.set("Access-Control-Allow-Headers", "Content-Type");
-    res.headers.set("Access-Control-Max-Age", "600");
-    return res;
-  });
-
-  /** CORS for the dry run: only the app's allowed frame ancestors. */
-  async function corsFor(c: Context<AppEnv>, res: Response): Promise<void> {
-    const origin = c.req.header("Origin");
-    if (!origin) return;
-    const row = await cachedApp(deps, c.req.param("app_name") ?? "");
-    if (row && originAllowed(origin, row.frameAncestors)) {
-      res.headers.set("Access-Control-Allow-Origin", origin);
-      res.headers.set("Vary", "Origin");
-    }
-  }
-
-  for (const path of ["/api/auth/app/:app_name", "/api/auth/app/:app_name/validate"]) {
+  for (const path of [LAUNCH_ROUTE, VALIDATE_ROUTE]) {
     app.all(path, (c) => {
       const url = new URL(c.req.url);
       return c.text(`Cannot ${c.req.method} ${url.pathname}`, 405, {
-        Allow: path.endsWith("validate") ? "POST, OPTIONS" : "POST",
+        Allow: path === VALIDATE_ROUTE ? "POST, OPTIONS" : "POST",
       });
     });
   }
