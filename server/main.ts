@@ -2,6 +2,7 @@
 import { startService } from "./service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
+import { LAUNCH_ROUTE } from "./launch/contract.ts";
 
 let config;
 try {
@@ -26,7 +27,9 @@ const server = Deno.serve({
           ? `embedded PGlite in ${config.dataDir}/pglite`
           : "PostgreSQL (DATABASE_URL)"
       }`,
-      `  launch:     POST ${publicUrl}${portalPrefix}/api/auth/app/<app_name>`,
+      `  launch:     POST ${publicUrl}${portalPrefix}${
+        LAUNCH_ROUTE.replace(":app_name", "<app_name>")
+      }`,
       `  token:      POST ${publicUrl}/api/v1/oauth2/token`,
       `  admin API:  ${publicUrl}/api/v1/admin`,
       `  health:     ${publicUrl}/healthz, ${publicUrl}/readyz`,

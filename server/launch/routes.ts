@@ -1,4 +1,4 @@
-/** The launch endpoint `POST {portal_url}/api/auth/app/:app_name` and its dry run. */
+/** The launch endpoint (POST {portal_url} + LAUNCH_ROUTE of the contract) and its dry run. */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { Context } from "hono";

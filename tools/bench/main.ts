@@ -10,15 +10,10 @@ import { connect } from "../../db/mod.ts";
 import { startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import { signPayload } from "../../server/launch/signed_request.ts";
-import {
-  commandCpuSeconds,
-  parsePeakRssMb,
-  parsePgbench,
-  type PgbenchResult,
-  processCpuSeconds,
-  ratioText,
-} from "./system.ts";
-import { parseWrk, renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
+import { ratioText } from "./system.ts";
+import { renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
+import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./load.ts";
+import { freePort, have, peakRss, spawn as spawnIn, stop, waitFor } from "./processes.ts";
 
 const quick = Deno.args.includes("--quick");
 // --cpu-prof <dir>: the single-process server writes a V8 CPU profile there when it stops.
@@ -39,14 +34,10 @@ const START = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks.star
 const V8_FLAGS = START.split(" ").filter((word) => word.startsWith("--v8-flags="));
 const CLIENT = { id: "bench", secret: "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz" };
 
-async function have(command: string, args = ["--version"]): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output();
-    return out.code === 0 || out.code === 1;
-  } catch {
-    return false;
-  }
-}
+const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
+const pgbench = (name: string, db: string, extra: string[]) =>
+  runPgbench(seconds, databaseUrl, name, db, extra);
+const spawn = (args: string[], env: Record<string, string>) => spawnIn(args, env, root);
 
 for (
   const [tool, hint] of [
@@ -58,134 +49,6 @@ for (
     console.error(`${tool} not found. Install it: ${hint}`);
     Deno.exit(1);
   }
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await fetch(url);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-function spawn(args: string[], env: Record<string, string>): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    cwd: root,
-    stdout: "null",
-    stderr: "inherit",
-  })
-    .spawn();
-}
-
-/** SIGTERM, then SIGKILL when the process is still there after 5 s. */
-async function stop(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    return; // already gone
-  }
-  const timer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone meanwhile */ }
-  }, 5000);
-  await child.status;
-  clearTimeout(timer);
-}
-
-async function peakRss(child: Deno.ChildProcess): Promise<number> {
-  return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
-}
-
-/** CPU per request of the server process and of PostgreSQL during each wrk case. */
-const cpuNotes = new Map<WrkResult, string>();
-
-async function wrk(
-  name: string,
-  url: string,
-  connections: number,
-  script?: string,
-  serverPid?: number,
-) {
-  console.log(`  ${name}: ${connections} connections, ${seconds} s ...`);
-  const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", url];
-  if (script) args.unshift("-s", script);
-  const before = serverPid
-    ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")]
-    : null;
-  const out = await new Deno.Command("wrk", { args, stdout: "piped", stderr: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  let result: WrkResult;
-  try {
-    result = parseWrk(text, name, connections);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${new TextDecoder().decode(out.stderr)}`);
-  }
-  if (before && serverPid) {
-    const served = result.requestsPerSecond * seconds;
-    const server = (await processCpuSeconds(serverPid)) - before[0];
-    const pg = (await commandCpuSeconds("postgres")) - before[1];
-    cpuNotes.set(
-      result,
-      `CPU per request: server ${(server * 1000 / served).toFixed(2)} ms, PostgreSQL ${
-        (pg * 1000 / served).toFixed(2)
-      } ms`,
-    );
-  }
-  return result;
-}
-
-/** PostgreSQL CPU per transaction during each pgbench run. */
-const pgCpuNotes = new Map<PgbenchResult, string>();
-
-async function pgbench(name: string, db: string, extra: string[]): Promise<PgbenchResult> {
-  console.log(`  ${name}: 64 clients, ${seconds} s ...`);
-  const cpuBefore = await commandCpuSeconds("postgres");
-  const url = new URL(databaseUrl);
-  const out = await new Deno.Command("pgbench", {
-    args: [
-      "-h",
-      url.hostname,
-      "-p",
-      url.port || "5432",
-      "-U",
-      decodeURIComponent(url.username || "postgres"),
-      "-n",
-      "-M",
-      "prepared",
-      "-c",
-      "64",
-      "-j",
-      "2",
-      "-T",
-      String(seconds),
-      ...extra,
-      db,
-    ],
-    env: url.password ? { PGPASSWORD: decodeURIComponent(url.password) } : {},
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const result = parsePgbench(new TextDecoder().decode(out.stdout), name, 64);
-  const cpu = (await commandCpuSeconds("postgres")) - cpuBefore;
-  pgCpuNotes.set(
-    result,
-    `PostgreSQL CPU per transaction ${(cpu * 1000 / (result.tps * seconds)).toFixed(2)} ms`,
-  );
-  return result;
 }
 
 const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });

@@ -1,0 +1,70 @@
+/** Child processes of the benchmark: tools it needs, ports, starting, waiting, stopping. */
+import { parsePeakRssMb } from "./system.ts";
+
+/** True when `command` runs (exit code 0 or 1 to --version). */
+export async function have(command: string, args = ["--version"]): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output();
+    return out.code === 0 || out.code === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Waits until `url` answers 2xx (60 s at most). */
+export async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Runs `deno <args>` in `cwd` with `env`, its output discarded (errors shown). */
+export function spawn(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    cwd,
+    stdout: "null",
+    stderr: "inherit",
+  })
+    .spawn();
+}
+
+/** SIGTERM, then SIGKILL when the process is still there after 5 s. */
+export async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone meanwhile */ }
+  }, 5000);
+  await child.status;
+  clearTimeout(timer);
+}
+
+/** Peak resident memory (VmHWM) of a running child, in MB. */
+export async function peakRss(child: Deno.ChildProcess): Promise<number> {
+  return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
+}
