@@ -115,7 +115,17 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** Parses the environment into a Config, or throws ConfigError naming every invalid variable. */
+/**
+ * Parses the environment into a Config, or throws ConfigError naming every invalid variable.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig({ PORT: "8080", PUBLIC_URL: "https://portal.example.com" });
+ * config.portalPrefix; // "/portal" (the default)
+ * config.databaseUrl; // undefined: the embedded PGlite database in DATA_DIR
+ * loadConfig({ PORT: "http" }); // throws ConfigError: "PORT: expected a whole number from 0 to 65535"
+ * ```
+ */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

@@ -12,7 +12,7 @@ import { documentOAuth } from "../oauth/openapi.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { docsPage } from "./docs_page.tsx";
-import { launchLogRoutes } from "./launches_routes.ts";
+import { launchLogRoutes } from "./launch_log_routes.ts";
 import { validationHook } from "./openapi_shared.ts";
 import { agentRoutes, customerRoutes } from "./people_routes.ts";
 import { sessionRoutes } from "./sessions_routes.ts";

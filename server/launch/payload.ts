@@ -274,6 +274,29 @@ export interface LaunchView {
 /**
  * Parses a verified payload. An invalid `context.user.id` is 400 `Error evaluating User` (spec §7);
  * any other problem is 400 `Invalid launch payload` listing every error by dotted path.
+ *
+ * @example
+ * ```ts
+ * const p = parseLaunchPayload({
+ *   algorithm: "HMACSHA256",
+ *   context: {
+ *     user: { id: "agent42", email: "Ada@Example.com", first_name: "Ada", last_name: "Lovelace" },
+ *     environment: {
+ *       parameters: {
+ *         referenceNumber: "CASE00017",
+ *         contactId: "C0099",
+ *         contactFirstName: "Grace",
+ *         contactLastName: "Hopper",
+ *         contactEmail: "grace@example.org",
+ *         contactPhone: "+1 (555) 987-6543",
+ *       },
+ *     },
+ *   },
+ * });
+ * p.agent.email; // "ada@example.com"
+ * p.customer.phone1; // "15559876543"
+ * p.view.target; // "standard"
+ * ```
  */
 export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload {
   const id = (raw as { context?: { user?: { id?: unknown } } }).context?.user?.id;
