@@ -1,6 +1,9 @@
 /** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
 import { jsonb, type Tx } from "../mod.ts";
 
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
 /** Everything the flow must know before writing, read in one round trip. */
 export interface LaunchLookups {
   externalSessionId: boolean;
@@ -73,15 +76,21 @@ export interface AgentValues {
 
 /**
  * The agent found or created; `admin` means the identity is an administrator's, left unchanged;
- * `created` means this statement inserted it.
+ * `created` means this statement inserted it; `emailOwnerId` is another user who holds the
+ * payload's e-mail (the agent then keeps its own e-mail).
  */
 export interface AgentUpsert {
   id: number;
   admin: boolean;
   created: boolean;
+  emailOwnerId: number | null;
+  emailOwnerIsAdmin: boolean;
 }
 
-/** The agent CTEs: find by external id, else e-mail; update an agent, never an admin; else insert. */
+/**
+ * The agent CTEs, in the spec's order: find by external id, else by e-mail; update an agent
+ * (never an admin), keeping its e-mail when another user holds the payload's; else insert.
+ */
 function agentCtes(tx: Tx, v: AgentValues) {
   return tx`
     a_found as (
@@ -90,10 +99,14 @@ function agentCtes(tx: Tx, v: AgentValues) {
       order by (external_id = ${v.externalId}) is true desc
       limit 1
     ),
+    a_email_owner as (
+      select id, role from users
+      where lower(email) = lower(${v.email}) and id <> (select id from a_found)
+    ),
     a_updated as (
       update users u set
         external_id = coalesce(${v.externalId}, u.external_id),
-        email = ${v.email},
+        email = case when exists (select 1 from a_email_owner) then u.email else ${v.email} end,
         first_name = ${v.firstName},
         last_name = ${v.lastName},
         phone = coalesce(${v.phone}, u.phone),
@@ -117,8 +130,12 @@ function agentCtes(tx: Tx, v: AgentValues) {
       returning id, false as admin, true as created
     ),
     agent as (
-      select * from a_updated union all select * from a_inserted
-      union all select id, true, false from a_found where role = 'admin'
+      select *, (select id from a_email_owner) as email_owner_id,
+        coalesce((select role = 'admin' from a_email_owner), false) as email_owner_is_admin
+      from (
+        select * from a_updated union all select * from a_inserted
+        union all select id, true, false from a_found where role = 'admin'
+      ) a
     )
   `;
 }
@@ -135,26 +152,39 @@ export interface CustomerValues {
 }
 
 /**
- * The customer CTEs: the session's own customer when its e-mail or external id matches, else by
- * e-mail, else by external id; update it, or insert one.
+ * The customer CTEs, in the spec's order: the session's own customer when its e-mail or
+ * external id matches, else by e-mail, else by external id; update it, or insert one. An existing
+ * external id is never overwritten, an external id or e-mail held by another customer is never
+ * moved: the found customer keeps its own, and the statement reports who holds them.
  */
 function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | null) {
   return tx`
     c_found as (
-      select id from (
-        select id, 1 as rank from customers
+      select id, external_id from (
+        select id, external_id, 1 as rank from customers
         where id = ${sessionCustomerId}
           and (lower(email) = lower(${v.email}) or external_id = ${v.externalId})
         union all
-        select id, 2 from customers where lower(email) = lower(${v.email})
+        select id, external_id, 2 from customers where lower(email) = lower(${v.email})
         union all
-        select id, 3 from customers where external_id = ${v.externalId}
+        select id, external_id, 3 from customers where external_id = ${v.externalId}
       ) c order by rank limit 1
+    ),
+    c_email_owner as (
+      select id from customers
+      where lower(email) = lower(${v.email}) and id <> (select id from c_found)
+    ),
+    c_external_owner as (
+      select id from customers
+      where external_id = ${v.externalId} and id <> (select id from c_found)
     ),
     c_updated as (
       update customers c set
-        external_id = ${v.externalId},
-        email = ${v.email},
+        external_id = case
+          when c.external_id is null and not exists (select 1 from c_external_owner)
+            then ${v.externalId}
+          else c.external_id end,
+        email = case when exists (select 1 from c_email_owner) then c.email else ${v.email} end,
         first_name = ${v.firstName},
         last_name = ${v.lastName},
         phone1 = ${v.phone1},
@@ -162,7 +192,7 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         other_phone = coalesce(${v.otherPhone}, c.other_phone),
         updated_at = now()
       from c_found where c.id = c_found.id
-      returning c.id, false as created
+      returning c.id, false as created, c_found.external_id as previous_external_id
     ),
     c_inserted as (
       insert into customers (external_id, email, first_name, last_name, phone1, phone2,
@@ -171,21 +201,36 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
         ${v.phone2}, ${v.otherPhone}
       where not exists (select 1 from c_found)
       on conflict do nothing
-      returning id, true as created
+      returning id, true as created, null::text as previous_external_id
     ),
-    customer as (select * from c_updated union all select * from c_inserted)
+    customer as (
+      select *, (select id from c_email_owner) as email_owner_id,
+        (select id from c_external_owner) as external_id_owner_id
+      from (select * from c_updated union all select * from c_inserted) c
+    )
   `;
+}
+
+/** The customer found or created, with the identities other customers hold. */
+export interface CustomerUpsert {
+  id: number;
+  created: boolean;
+  /** The external id the customer had before (null for a new one, or none). */
+  previousExternalId: string | null;
+  emailOwnerId: number | null;
+  externalIdOwnerId: number | null;
 }
 
 /** What upsertPeople did; a null side lost a race to a concurrent insert (the caller retries). */
 export interface PeopleUpsert {
   agent: AgentUpsert | null;
-  customer: { id: number; created: boolean } | null;
+  customer: CustomerUpsert | null;
 }
 
 /**
- * Upserts the agent and the customer in ONE statement. Throws a unique violation (23505, with
- * its table_name) when an e-mail and an external id belong to two different rows.
+ * Upserts the agent and the customer in ONE statement. Identity conflicts are resolved, not
+ * refused (see agentCtes, customerCtes); a unique violation (23505) can only come from a race with
+ * a concurrent launch, and the caller runs the transaction again.
  */
 export async function upsertPeople(
   tx: Tx,
@@ -193,13 +238,30 @@ export async function upsertPeople(
   customer: CustomerValues,
   sessionCustomerId: number | null,
 ): Promise<PeopleUpsert> {
-  const [row] = await tx<PeopleUpsert[]>`
+  const [row] = await tx<{ agent: Json | null; customer: Json | null }[]>`
     with ${agentCtes(tx, agent)}, ${customerCtes(tx, customer, sessionCustomerId)}
     select
       (select row_to_json(a) from (select * from agent limit 1) a) as agent,
       (select row_to_json(c) from (select * from customer limit 1) c) as customer
   `;
-  return row;
+  const a = row.agent;
+  const c = row.customer;
+  return {
+    agent: a && {
+      id: Number(a.id),
+      admin: a.admin,
+      created: a.created,
+      emailOwnerId: a.email_owner_id === null ? null : Number(a.email_owner_id),
+      emailOwnerIsAdmin: a.email_owner_is_admin,
+    },
+    customer: c && {
+      id: Number(c.id),
+      created: c.created,
+      previousExternalId: c.previous_external_id,
+      emailOwnerId: c.email_owner_id === null ? null : Number(c.email_owner_id),
+      externalIdOwnerId: c.external_id_owner_id === null ? null : Number(c.external_id_owner_id),
+    },
+  };
 }
 
 /** The session a launch writes: a new one (id null) or an existing one. */
@@ -235,6 +297,7 @@ export async function writeLaunch(
       userAgent: string | null;
       payload: unknown;
       view: unknown;
+      warnings: unknown[];
     };
     login: { tokenHash: string; expiresAt: Date };
   },
@@ -270,9 +333,16 @@ export async function writeLaunch(
       returning 1
     ),
     dev as (
+      -- A device with a serial is upserted by (kind, serial); one without is added unless the
+      -- session already has an identical one (a relaunch does not duplicate it).
       insert into devices (session_id, kind, serial, properties)
       select session.id, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
       from session, jsonb_array_elements(${json(v.devices)}::jsonb) d
+      where d -> 'properties' ? 'serial' or not exists (
+        select 1 from devices x
+        where x.session_id = session.id and x.kind = d ->> 'kind' and x.serial is null
+          and x.properties = d -> 'properties'
+      )
       on conflict (session_id, kind, serial)
         do update set properties = excluded.properties, updated_at = now()
       returning 1
@@ -296,10 +366,10 @@ export async function writeLaunch(
     ),
     launch as (
       insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
-        user_agent, payload, view)
+        user_agent, payload, view, warnings)
       select ${v.launch.appId}, ${v.launch.appName}, 'ok', ${agentId}, session.id,
         ${v.launch.clientAddress}, ${v.launch.userAgent}, ${json(v.launch.payload)},
-        ${json(v.launch.view)}
+        ${json(v.launch.view)}, ${json(v.launch.warnings)}
       from session
       returning id, session_id
     )
@@ -319,13 +389,15 @@ export async function insertFailedLaunch(
     clientAddress: string | null;
     userAgent: string | null;
     payload: unknown;
+    warnings: unknown[];
   },
 ): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
-      payload)
+      payload, warnings)
     values (${v.appId}, ${v.appName}, ${v.outcome}, ${v.message}, ${v.clientAddress},
-      ${v.userAgent}, ${v.payload === null ? null : jsonb(tx, v.payload)})
+      ${v.userAgent}, ${v.payload === null ? null : jsonb(tx, v.payload)},
+      ${jsonb(tx, v.warnings)})
     returning id
   `;
   return row.id;

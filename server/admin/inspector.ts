@@ -168,13 +168,13 @@ export async function inspectSignedRequest(
       const parsed = parseLaunchPayload(out.payload as Record<string, unknown>);
       out.validation = { message: "Valid launch payload", errors: [] };
       try {
-        out.plan = await planLaunch(deps, parsed, {
+        out.plan = (await planLaunch(deps, parsed, {
           appId: app.id,
           appName: app.appName,
           clientAddress: null,
           userAgent: null,
           payload: out.payload,
-        });
+        })).plan;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         out.planError = { status: err.status, message: err.message, errors: err.errors ?? [] };

@@ -1,6 +1,6 @@
 /** Zod schemas of the REST resources: they validate requests and generate the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
-import { customFieldValue } from "../launch/payload.ts";
+import { customFieldValue } from "../launch/payload_schema.ts";
 import { msg } from "../zod_messages.ts";
 
 /** A numeric id in a path (`/sessions/{id}`). */

@@ -8,9 +8,14 @@ import { log } from "../log.ts";
 /** The code whose body is exactly `{"message": "Error evaluating User"}` (spec §7). */
 const SPEC_MESSAGE_ONLY = "invalid_user";
 
-/** One problem with one input field. `path` is dotted from the body's root. */
+/**
+ * One problem with one input field. `path` is dotted from the body's root; `code` is a stable
+ * machine code (`required`, `invalid_type`, `invalid_format`, `too_big`, `too_small`,
+ * `invalid_value`, `invalid`, or a domain code); AppError fills in `invalid` when none is given.
+ */
 export interface FieldError {
   path: string;
+  code?: string;
   message: string;
 }
 
@@ -21,15 +26,22 @@ export interface FieldError {
  * (code `invalid_user`), whose body is `{"message": "Error evaluating User"}` alone.
  */
 export class AppError extends Error {
+  readonly errors?: FieldError[];
+
   constructor(
     readonly status: ContentfulStatusCode,
     readonly code: string,
     message: string,
-    readonly errors?: FieldError[],
+    errors?: FieldError[],
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "AppError";
+    this.errors = errors?.map((e) => ({
+      path: e.path,
+      code: e.code ?? "invalid",
+      message: e.message,
+    }));
   }
 
   /** The JSON body of the response. */
@@ -53,6 +65,13 @@ export function dottedPath(path: readonly PropertyKey[]): string {
   return path.map(String).join(".");
 }
 
+/** The stable code of a zod issue: `required` for a missing value, else zod's own issue code. */
+function issueCode(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && issue.input === undefined) return "required";
+  if (issue.code === "custom") return "invalid";
+  return issue.code;
+}
+
 /** Converts zod issues to field errors, naming unknown keys one by one. */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {
   const out: FieldError[] = [];
@@ -60,10 +79,14 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): F
     const base = dottedPath([...(prefix ? [prefix] : []), ...issue.path]);
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        out.push({ path: base ? `${base}.${key}` : key, message: "unknown field" });
+        out.push({
+          path: base ? `${base}.${key}` : key,
+          code: "unknown_field",
+          message: "unknown field",
+        });
       }
     } else {
-      out.push({ path: base || "(root)", message: issue.message });
+      out.push({ path: base || "(root)", code: issueCode(issue), message: issue.message });
     }
   }
   return out;

@@ -78,15 +78,15 @@ export interface FieldRule {
  * the signer and the element all check these and no other copies.
  */
 export const FIELD_RULES = {
-  /** The agent's external id (`context.user.id`): letters and digits, 1-128. */
-  userId: {
-    pattern: /^[A-Za-z0-9]{1,128}$/,
-    message: "expected 1-128 letters or digits",
-  },
-  /** referenceId, referenceNumber, contactId: letters, digits, '-', '_', '.'; 1-128. */
+  /**
+   * External ids as CRMs send them: `context.user.id`, `contactId`, `referenceId` and
+   * `referenceNumber`. Letters, digits, '-', '_', '.', and the braces of GUIDs as Microsoft
+   * Dynamics writes them ({3F2504E0-4F89-11D3-9A0C-0305E82C3301}); 1-128 characters. A JSON
+   * number is taken as its decimal text.
+   */
   reference: {
-    pattern: /^[A-Za-z0-9._-]{1,128}$/,
-    message: "expected 1-128 letters, digits, '-', '_' or '.'",
+    pattern: /^[A-Za-z0-9._{}-]{1,128}$/,
+    message: "expected 1-128 letters, digits, '-', '_', '.', '{' or '}'",
   },
   /** Person names: Unicode letters (with combining marks), space, hyphen, apostrophe, period. */
   name: {
@@ -126,6 +126,26 @@ export const FIELD_RULES = {
     message: "expected a UUID in 8-4-4-4-12 hexadecimal form",
   },
 } as const satisfies Record<string, FieldRule>;
+
+/** Size bounds of a launch payload, so that no input costs more than its 64 KiB body. */
+export const PAYLOAD_LIMITS = {
+  /** Nesting depth of the JSON (the contract itself needs 9). */
+  depth: 16,
+  /** Entries of `user.teams`. */
+  teams: 50,
+  /** Names in `customFields`. */
+  customFields: 100,
+  /** Values of one guided-path search entry. */
+  searchValues: 100,
+  /** Anti-virus products of `deviceComputer.av_prods`. */
+  avProducts: 50,
+  /** Characters of a custom field value. */
+  customFieldValue: 2000,
+  /** Characters of a device property. */
+  deviceValue: 500,
+  /** Characters of a tag or a full-text search. */
+  searchText: 200,
+} as const;
 
 /** Digits a phone number must have once separators are removed. */
 export const PHONE_DIGITS = { min: 3, max: 20 } as const;

@@ -7,6 +7,8 @@
 import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
 import {
+  type AgentUpsert,
+  type CustomerUpsert,
   type LaunchLookups,
   launchLookups,
   type PeopleUpsert,
@@ -17,7 +19,7 @@ import { newLoginToken } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import type { LaunchPayload } from "./payload.ts";
+import type { LaunchPayload, LaunchWarning } from "./payload.ts";
 
 /** Where the launch comes from. */
 export interface LaunchMeta {
@@ -27,6 +29,8 @@ export interface LaunchMeta {
   userAgent: string | null;
   /** The decoded payload as stored in the audit record. */
   payload: unknown;
+  /** Warnings from before the payload was parsed (a repaired signed_request). */
+  warnings?: LaunchWarning[];
 }
 
 /** A completed launch. */
@@ -36,6 +40,8 @@ export interface LaunchResult {
   agentId: number;
   customerId: number;
   loginToken: string;
+  /** What the launch ignored, repaired or resolved (also in its launch log record). */
+  warnings: LaunchWarning[];
 }
 
 /** What a launch would do (the dry run). */
@@ -136,28 +142,66 @@ function refuseAdmin(email: string): never {
 
 /**
  * Runs the agent-and-customer upsert, again when a concurrent launch inserted one of them first
- * (the side that already succeeded is then found and updated again, which changes nothing), and
- * turns a unique violation into a 409 naming the identity in conflict.
+ * (the side that already succeeded is then found and updated again, which changes nothing).
  */
-async function upsertBoth(step: () => Promise<PeopleUpsert>, p: LaunchPayload) {
+async function upsertBoth(step: () => Promise<PeopleUpsert>) {
   for (let attempt = 0; attempt < 3; attempt++) {
-    let out: PeopleUpsert;
-    try {
-      out = await step();
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      const table = (err as { table_name?: string }).table_name;
-      throw new AppError(
-        409,
-        "identity_conflict",
-        table === "customers"
-          ? `contactEmail ${p.customer.email} and contactId ${p.customer.externalId} belong to two different customers`
-          : `The agent's external id and e-mail ${p.agent.email} belong to two different users`,
-      );
-    }
+    const out = await step();
     if (out.agent && out.customer) return { agent: out.agent, customer: out.customer };
   }
   throw new Error("agent and customer: concurrent inserts kept winning");
+}
+
+/** The identity conflicts the upsert resolved, as warnings naming the ids involved. */
+function conflictWarnings(
+  p: LaunchPayload,
+  agent: AgentUpsert,
+  customer: CustomerUpsert,
+): LaunchWarning[] {
+  const out: LaunchWarning[] = [];
+  if (agent.emailOwnerId !== null) {
+    out.push({
+      path: "context.user.email",
+      code: "agent_email_in_use",
+      message: `${p.agent.email} belongs to another user (${agent.emailOwnerId}); agent ` +
+        `${agent.id}, found by its external id, keeps its own e-mail`,
+      agentId: agent.id,
+      otherUserId: agent.emailOwnerId,
+    });
+  }
+  const previous = customer.previousExternalId;
+  if (previous !== null && previous !== p.customer.externalId) {
+    out.push({
+      path: `${PARAMS}.contactId`,
+      code: "customer_external_id_differs",
+      message: `customer ${customer.id}, found by contactEmail, keeps its external id ` +
+        `${previous}; the launch sent ${p.customer.externalId}`,
+      customerId: customer.id,
+      keptExternalId: previous,
+      sentExternalId: p.customer.externalId,
+    });
+  }
+  if (customer.externalIdOwnerId !== null) {
+    out.push({
+      path: `${PARAMS}.contactId`,
+      code: "customer_external_id_in_use",
+      message: `contactId ${p.customer.externalId} belongs to customer ` +
+        `${customer.externalIdOwnerId}; it was not moved to customer ${customer.id}`,
+      customerId: customer.id,
+      otherCustomerId: customer.externalIdOwnerId,
+    });
+  }
+  if (customer.emailOwnerId !== null) {
+    out.push({
+      path: `${PARAMS}.contactEmail`,
+      code: "customer_email_in_use",
+      message: `${p.customer.email} belongs to customer ${customer.emailOwnerId}; customer ` +
+        `${customer.id} keeps its own e-mail`,
+      customerId: customer.id,
+      otherCustomerId: customer.emailOwnerId,
+    });
+  }
+  return out;
 }
 
 /** What one pass of the flow wrote (or, in a dry run, would have written). */
@@ -177,9 +221,13 @@ async function launchIn(
   checkLookups(p, found);
   const { agent, customer } = await upsertBoth(
     () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
-    p,
   );
-  if (agent.admin) refuseAdmin(p.agent.email);
+  if (agent.admin || agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
+  const warnings = [
+    ...(meta.warnings ?? []),
+    ...p.warnings,
+    ...conflictWarnings(p, agent, customer),
+  ];
   const { launchId, sessionId } = await writeLaunch(tx, {
     session: {
       id: found.session?.id ?? null,
@@ -195,7 +243,7 @@ async function launchIn(
     // Devices are added to a session; a repeated serial (same kind) updates that device.
     devices: p.session.devices,
     teams: p.agent.teams ?? [],
-    launch: { ...meta, view: p.view },
+    launch: { ...meta, view: p.view, warnings },
     login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
   });
   return {
@@ -205,6 +253,7 @@ async function launchIn(
       agentId: agent.id,
       customerId: customer.id,
       loginToken: login.token,
+      warnings,
     },
     plan: {
       agent: agent.created ? "create" : "update",
@@ -222,12 +271,33 @@ export async function runLaunch(
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
-  return await deps.sql.begin(async (tx: Tx) => (await launchIn(tx, p, meta, login)).result);
+  return (await inTransaction(deps, (tx) => launchIn(tx, p, meta, login))).result;
 }
 
-/** Thrown inside the dry run's transaction to roll it back with the plan it reached. */
+/**
+ * Runs `work` in a transaction, again (up to 3 times) when a concurrent launch made it hit a
+ * unique index: identities are resolved, never refused, so a violation only means that the other
+ * launch committed first, and a second pass finds its rows.
+ */
+async function inTransaction<T>(deps: Deps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await deps.sql.begin(work) as T;
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt === 3) throw err;
+    }
+  }
+}
+
+/** What the dry run answers: the plan and the warnings the launch would record. */
+export interface DryRunResult {
+  plan: LaunchPlan;
+  warnings: LaunchWarning[];
+}
+
+/** Thrown inside the dry run's transaction to roll it back with what it reached. */
 class DryRunDone {
-  constructor(readonly plan: LaunchPlan) {}
+  constructor(readonly result: DryRunResult) {}
 }
 
 /**
@@ -239,14 +309,15 @@ export async function planLaunch(
   deps: Deps,
   p: LaunchPayload,
   meta: LaunchMeta,
-): Promise<LaunchPlan> {
+): Promise<DryRunResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
   try {
-    await deps.sql.begin(async (tx: Tx) => {
-      throw new DryRunDone((await launchIn(tx, p, meta, login)).plan);
+    await inTransaction(deps, async (tx) => {
+      const { plan, result } = await launchIn(tx, p, meta, login);
+      throw new DryRunDone({ plan, warnings: result.warnings });
     });
   } catch (err) {
-    if (err instanceof DryRunDone) return err.plan;
+    if (err instanceof DryRunDone) return err.result;
     throw err;
   }
   throw new Error("unreachable: the dry run's transaction always throws");

@@ -1,227 +1,16 @@
 /**
- * The launch payload (spec §2.2, §2.3): one zod schema that validates and normalizes it. Every
- * rule lives here; the flow receives a `LaunchPayload` and never re-checks input.
+ * The launch payload (spec §2.2, §2.3) as the flow receives it: cleaned (blanks and unknown keys
+ * dropped, with warnings; payload_cleaner.ts), validated and normalized by one zod schema
+ * (payload_schema.ts). The flow never re-checks input.
  */
-import { z } from "zod";
-import { msg } from "../zod_messages.ts";
 import { AppError, fieldErrors } from "../http/errors.ts";
-import {
-  ALGORITHM,
-  contentLanguage,
-  FIELD_RULES,
-  FLAVORS,
-  SEARCH_TYPES,
-  type SearchType,
-} from "./contract.ts";
-import { fieldText, phoneNumber } from "./field_schemas.ts";
+import { contentLanguage, FIELD_RULES, type SearchType } from "./contract.ts";
+import { type LaunchWarning, payloadCleaner } from "./payload_cleaner.ts";
+import { payloadSchema } from "./payload_schema.ts";
 
-const name = fieldText("name");
-const email = fieldText("email").transform((v) => v.toLowerCase());
-const reference = fieldText("reference");
-const phone = phoneNumber;
+export type { LaunchWarning } from "./payload_cleaner.ts";
 
-const flag = z.union(
-  [z.boolean(), z.literal(1), z.literal(0), z.enum(["1", "0", "true", "false"])],
-  msg("expected true, false, 1 or 0"),
-).transform((v) => v === true || v === 1 || v === "1" || v === "true");
-
-const deviceValue = z.union(
-  [z.string().max(500, "at most 500 characters"), z.number()],
-  msg("expected a string"),
-).transform(String);
-
-const COMPUTER_PROPS = [
-  "name",
-  "os",
-  "os_variant",
-  "os_arch",
-  "os_version",
-  "os_lang",
-  "os_sp_minor",
-  "os_sp_major",
-  "host",
-  "model",
-  "serial",
-  "vendor",
-  "memory",
-  "owner",
-  "swap_space",
-] as const;
-const MOBILE_PROPS = [
-  "name",
-  "os",
-  "serial",
-  "serial2",
-  "os_sdk",
-  "os_build",
-  "os_lang",
-  "model",
-  "manufacturer",
-  "brand",
-  "cpu",
-  "cpu_arch",
-  "memory",
-] as const;
-
-const avProduct = z.strictObject({
-  company: deviceValue.optional(),
-  latest: z.union([deviceValue, z.boolean().transform(String)]).optional(),
-  name: deviceValue.optional(),
-  version: deviceValue.optional(),
-});
-
-const deviceComputer = z.strictObject({
-  ...Object.fromEntries(COMPUTER_PROPS.map((p) => [p, deviceValue.optional()])),
-  av_prods: z.array(avProduct).max(50, "at most 50 products").optional(),
-}) as z.ZodType<Record<string, string | Record<string, string>[]>>;
-
-const deviceMobile = z.strictObject(
-  Object.fromEntries(MOBILE_PROPS.map((p) => [p, deviceValue.optional()])),
-) as z.ZodType<Record<string, string>>;
-
-const searchEntry = z.strictObject({
-  search_type: z.enum(SEARCH_TYPES, msg(`expected one of ${SEARCH_TYPES.join(", ")}`)),
-  search_values: z.array(z.string(), msg("expected an array of strings")),
-}).superRefine((entry, ctx) => {
-  const values = entry.search_values;
-  if (entry.search_type === "full_text") {
-    if (values.length !== 1 || !values[0].trim()) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["search_values"],
-        message: "full_text takes exactly one non-empty string",
-      });
-    }
-    return;
-  }
-  if (values.length === 0) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["search_values"],
-      message: "expected at least one value",
-    });
-  }
-  values.forEach((value, i) => {
-    if (
-      (entry.search_type === "category_uid" || entry.search_type === "path_uid") &&
-      !FIELD_RULES.uuid.pattern.test(value)
-    ) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["search_values", i],
-        message: `expected a UUID in 8-4-4-4-12 form, got "${value}"`,
-      });
-    }
-    if (entry.search_type === "tag" && !value.trim()) {
-      ctx.addIssue({ code: "custom", path: ["search_values", i], message: "empty tag" });
-    }
-  });
-}).transform((entry) => ({
-  type: entry.search_type,
-  values: entry.search_type === "full_text"
-    ? [entry.search_values[0].trim()]
-    : entry.search_values.map((v) => v.trim().toLowerCase()),
-}));
-
-const paths = z.strictObject({
-  search: z.array(searchEntry).optional(),
-  remote: flag.optional(),
-  allPaths: flag.optional(),
-}).superRefine((value, ctx) => {
-  const seen = new Set<string>();
-  value.search?.forEach((entry, i) => {
-    if (seen.has(entry.type)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["search", i, "search_type"],
-        message: `${entry.type} appears more than once (at most one entry per search type)`,
-      });
-    }
-    seen.add(entry.type);
-  });
-  if (!value.remote && !value.search?.length) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["remote"],
-      message: "remote false with no search entries is an invalid combination (spec §2.3 rule 4)",
-    });
-  }
-}).transform((value) => ({
-  search: value.search ?? [],
-  remote: value.remote ?? false,
-  allPaths: value.allPaths ?? false,
-}));
-
-const team = z.strictObject({
-  teamId: fieldText("teamId"),
-  teamName: fieldText("teamName"),
-});
-const locale = fieldText("locale");
-const teams = z.array(team).max(50, "at most 50 teams");
-const userExtras = z.strictObject({ locale: locale.optional(), teams: teams.optional() });
-
-/** A custom field value: string (at most 2000 characters), number or boolean. */
-export const customFieldValue = z.union([
-  z.string().max(2000, "at most 2000 characters"),
-  z.number(),
-  z.boolean(),
-], msg("expected a string, number or boolean"));
-
-const sessionId = z.union(
-  [z.number().int().positive(), z.string().trim(), z.null()],
-  msg("expected a numeric session id"),
-).transform((value, ctx) => {
-  if (value === null || value === "") return undefined;
-  if (typeof value === "number") return value;
-  if (!/^\d{1,15}$/.test(value) || Number(value) === 0) {
-    ctx.addIssue({ code: "custom", message: "expected a numeric session id (digits only)" });
-    return z.NEVER;
-  }
-  return Number(value);
-});
-
-const parameters = z.strictObject({
-  target: z.enum(FLAVORS, msg("expected embedded, seesupport or standard")).optional(),
-  sessionId: sessionId.optional(),
-  referenceId: reference.optional(),
-  referenceNumber: reference,
-  contactId: reference,
-  contactFirstName: name,
-  contactLastName: name,
-  contactEmail: email,
-  contactPhone: phone,
-  contactMobile: phone.optional(),
-  contactOtherPhone: phone.optional(),
-  customFields: z.record(z.string(), customFieldValue).optional(),
-  deviceComputer: deviceComputer.optional(),
-  deviceMobile: deviceMobile.optional(),
-  assign: flag.optional(),
-  paths: paths.optional(),
-  showSessionStatusChange: flag.optional(),
-  showAssignToMeButton: flag.optional(),
-  showSessionTransferButton: flag.optional(),
-  user: userExtras.optional(),
-  "user.locale": locale.optional(),
-  "user.teams": teams.optional(),
-});
-
-const user = z.strictObject({
-  id: z.string().optional(),
-  email,
-  first_name: name,
-  last_name: name,
-  phone: phone.optional(),
-  locale: locale.optional(),
-  teams: teams.optional(),
-});
-
-const payloadSchema = z.object({
-  algorithm: z.literal(ALGORITHM),
-  context: z.object({
-    user,
-    environment: z.object({ parameters }),
-  }),
-});
+const cleanPayload = payloadCleaner(payloadSchema);
 
 /** A guided-path search entry, normalized (UUIDs and tags lower-cased). */
 export interface SearchEntry {
@@ -250,6 +39,7 @@ export interface LaunchPayload {
     otherPhone: string | null;
   };
   session: {
+    /** An existing session's id; a new session when null. */
     id: number | null;
     externalReference: string;
     referenceId: string | null;
@@ -258,6 +48,8 @@ export interface LaunchPayload {
     devices: { kind: "computer" | "mobile"; properties: Record<string, unknown> }[];
   };
   view: LaunchView;
+  /** What was ignored or repaired on the way (never a refusal). */
+  warnings: LaunchWarning[];
 }
 
 /** How the portal shows this launch; stored on the launch record, not the session. */
@@ -272,8 +64,10 @@ export interface LaunchView {
 }
 
 /**
- * Parses a verified payload. An invalid `context.user.id` is 400 `Error evaluating User` (spec §7);
- * any other problem is 400 `Invalid launch payload` listing every error by dotted path.
+ * Parses a verified payload. Blank values mean "not given" and unknown keys are dropped, each
+ * reported in `warnings`. An invalid `context.user.id` is 400 `Error evaluating User` (spec §7);
+ * a `sessionId` too large to be any session's is 404 like an unknown session; any other problem
+ * is 400 `Invalid launch payload` listing every error by dotted path.
  *
  * @example
  * ```ts
@@ -299,11 +93,16 @@ export interface LaunchView {
  * ```
  */
 export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload {
-  const id = (raw as { context?: { user?: { id?: unknown } } }).context?.user?.id;
-  if (id !== undefined && (typeof id !== "string" || !FIELD_RULES.userId.pattern.test(id))) {
+  const { value, warnings } = cleanPayload(raw);
+  const id = (value as { context?: { user?: { id?: unknown } } }).context?.user?.id;
+  if (
+    id !== undefined &&
+    (!(typeof id === "string" || typeof id === "number") ||
+      !FIELD_RULES.reference.pattern.test(String(id).trim()))
+  ) {
     throw new AppError(400, "invalid_user", "Error evaluating User");
   }
-  const parsed = payloadSchema.safeParse(raw);
+  const parsed = payloadSchema.safeParse(value);
   if (!parsed.success) {
     throw new AppError(
       400,
@@ -339,7 +138,7 @@ export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload 
       otherPhone: p.contactOtherPhone ?? null,
     },
     session: {
-      id: p.sessionId ?? null,
+      id: p.sessionId === undefined ? null : existingSessionId(p.sessionId),
       externalReference: p.referenceNumber,
       referenceId: p.referenceId ?? null,
       assign: p.assign ?? false,
@@ -355,5 +154,15 @@ export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload 
       locale: loc ?? "en",
       language: contentLanguage(loc),
     },
+    warnings,
   };
+}
+
+/** A session id as a number; one beyond any session's is an unknown session (404). */
+function existingSessionId(digits: string): number {
+  const id = Number(digits);
+  if (!Number.isSafeInteger(id)) {
+    throw new AppError(404, "session_not_found", `Session ${digits} not found`);
+  }
+  return id;
 }

@@ -14,6 +14,7 @@ import { publicOrigin } from "../http/public_origin.ts";
 import { planLaunch, runLaunch } from "./flow.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
+import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
 import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
@@ -24,9 +25,13 @@ import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 /** Largest accepted launch body, in KiB. */
 export const LAUNCH_BODY_LIMIT_KIB = 64;
 
-function wantsJson(c: Context): boolean {
-  const accept = c.req.header("Accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
+/**
+ * True when the caller is a browser: its Accept header lists text/html first (a form submission).
+ * Everything else (curl's `*\/*`, `application/json`, no Accept at all) is answered with JSON.
+ */
+function prefersHtml(c: Context): boolean {
+  const first = (c.req.header("Accept") ?? "").split(",")[0].split(";")[0].trim().toLowerCase();
+  return first === "text/html";
 }
 
 async function readSignedRequest(c: Context): Promise<string | undefined> {
@@ -57,6 +62,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     const appName = c.req.param("app_name") ?? "";
     let appRow: AppRow | null = null;
     let payload: Record<string, unknown> | null = null;
+    let warnings: LaunchWarning[] = [];
     try {
       appRow = await cachedApp(deps, appName);
       if (!appRow || !appRow.enabled) {
@@ -66,6 +72,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       const raw = await readSignedRequest(c);
       const verified = await verifySignedRequest(raw, await signingKeys(deps, appRow));
       payload = verified.payload;
+      if (verified.repaired) warnings = [verified.repaired];
       const parsed = parseLaunchPayload(verified.payload);
       const meta = {
         appId: appRow.id,
@@ -73,39 +80,44 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         clientAddress: clientAddress(deps, c),
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
+        warnings,
       };
-      if (dryRun) return c.json({ ok: true, plan: await planLaunch(deps, parsed, meta) });
+      if (dryRun) {
+        const plan = await planLaunch(deps, parsed, meta);
+        return c.json({ ok: true, plan: plan.plan, warnings: plan.warnings });
+      }
       const result = await runLaunch(deps, parsed, meta);
       setPortalCookie(c, prefix, result.loginToken);
       const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${result.sessionId}` +
         `?launch=${result.launchId}`;
-      if (wantsJson(c)) {
-        return c.json({
-          sessionId: result.sessionId,
-          agentId: result.agentId,
-          customerId: result.customerId,
-          launchId: result.launchId,
-          redirectUrl,
-        });
-      }
-      return c.redirect(redirectUrl, 303);
+      if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
+      return c.json({
+        sessionId: result.sessionId,
+        agentId: result.agentId,
+        customerId: result.customerId,
+        launchId: result.launchId,
+        redirectUrl,
+        warnings: result.warnings,
+      });
     } catch (err) {
-      if (!(err instanceof AppError)) throw err;
+      const refusal = err instanceof AppError ? err : null;
       if (!dryRun) {
+        // Every attempt is in the launch log, an unexpected failure too (then rethrown: a 500).
         await insertFailedLaunch(deps.sql, {
           appId: appRow?.id ?? null,
           appName,
-          outcome: err.code,
-          message: err.message,
+          outcome: refusal?.code ?? "internal_error",
+          message: refusal?.message ?? "Internal server error",
           clientAddress: clientAddress(deps, c),
           userAgent: c.req.header("User-Agent") ?? null,
           payload,
+          warnings,
         }).catch((e) => log.error("cannot record failed launch", { error: e.message }));
       }
-      if (dryRun || wantsJson(c)) throw err;
+      if (!refusal || dryRun || !prefersHtml(c)) throw err;
       const origins = appRow?.frameAncestors ?? [];
       c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-      return c.html(errorPage(err, origins), err.status);
+      return c.html(errorPage(refusal, origins), refusal.status);
     }
   }
 

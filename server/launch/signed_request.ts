@@ -5,15 +5,63 @@
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import { AppError } from "../http/errors.ts";
 
-import { ALGORITHM } from "./contract.ts";
+import { ALGORITHM, PAYLOAD_LIMITS } from "./contract.ts";
+import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
 
 const encoder = new TextEncoder();
 
-/** A verified request: the payload text as decoded and its parsed JSON. */
+/** A verified request: the payload text as decoded, its parsed JSON, and any transport repair. */
 export interface VerifiedRequest {
   encodedPayload: string;
   payloadText: string;
   payload: Record<string, unknown>;
+  /** Set when the value needed a repair before it verified (see repairSignedRequest). */
+  repaired: RepairWarning | null;
+}
+
+/** The warning a repaired signed_request carries. */
+export interface RepairWarning extends LaunchWarning {
+  path: "signed_request";
+  code: "signed_request_repaired";
+  message: string;
+  repairs: ("spaces_to_plus" | "line_breaks_removed")[];
+}
+
+/**
+ * Undoes the two commonest transport mistakes, visibly: a '+' that became a space because the
+ * form body was not percent-encoded, and Base64 wrapped at 76 columns (Java's MIME encoder,
+ * `openssl base64`). The HMAC is then computed over the repaired text exactly; nothing else is
+ * loosened. Returns the value unchanged and null when it needed no repair.
+ */
+export function repairSignedRequest(raw: string): { value: string; warning: RepairWarning | null } {
+  const repairs: RepairWarning["repairs"] = [];
+  let value = raw;
+  if (/[\r\n]/.test(value)) {
+    value = value.replace(/[\r\n]+/g, "");
+    repairs.push("line_breaks_removed");
+  }
+  if (value.includes(" ")) {
+    value = value.replaceAll(" ", "+");
+    repairs.push("spaces_to_plus");
+  }
+  if (!repairs.length) return { value, warning: null };
+  const what = [
+    repairs.includes("spaces_to_plus")
+      ? "'+' characters arrived as spaces (percent-encode the form field: '+' is %2B)"
+      : "",
+    repairs.includes("line_breaks_removed")
+      ? "line breaks were removed (send the Base64 on one line, without MIME wrapping)"
+      : "",
+  ].filter(Boolean).join("; ");
+  return {
+    value,
+    warning: {
+      path: "signed_request",
+      code: "signed_request_repaired",
+      message: `signed_request was repaired before verifying: ${what}`,
+      repairs,
+    },
+  };
 }
 
 // Imported HMAC keys by usage and key text: importing costs as much as a verification.
@@ -51,12 +99,8 @@ export async function hmacBase64(text: string, key: string): Promise<string> {
   return encodeBase64(new Uint8Array(mac));
 }
 
-function invalidSignature(raw: string): AppError {
-  const hint = raw.includes(" ")
-    ? ": the value contains spaces, so '+' characters were probably sent unencoded; " +
-      "percent-encode the form field (a '+' must be sent as %2B)"
-    : "";
-  return new AppError(401, "invalid_signature", `Invalid signature${hint}`);
+function invalidSignature(): AppError {
+  return new AppError(401, "invalid_signature", "Invalid signature");
 }
 
 /** True when the signature segment matches the payload segment under `key`. */
@@ -83,12 +127,13 @@ export async function signatureMatches(raw: string, key: string): Promise<boolea
  * Throws AppError 400 (malformed) or 401 (signature).
  */
 export async function verifySignedRequest(
-  raw: string | undefined,
+  given: string | undefined,
   keys: string[],
 ): Promise<VerifiedRequest> {
-  if (raw === undefined || raw === "") {
+  if (given === undefined || given.trim() === "") {
     throw new AppError(400, "missing_signed_request", "The form field signed_request is required");
   }
+  const { value: raw, warning: repaired } = repairSignedRequest(given.trim());
   const dot = raw.indexOf(".");
   if (dot <= 0 || dot === raw.length - 1) {
     throw new AppError(
@@ -99,7 +144,7 @@ export async function verifySignedRequest(
   }
   let ok = false;
   for (const key of keys) ok = (await signatureMatches(raw, key)) || ok;
-  if (!ok) throw invalidSignature(raw);
+  if (!ok) throw invalidSignature();
 
   const encodedPayload = raw.slice(dot + 1);
   const bytes = decodeBase64(encodedPayload);
@@ -108,6 +153,21 @@ export async function verifySignedRequest(
   try {
     if (!bytes) throw new Error("not Base64");
     payloadText = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError(
+      400,
+      "malformed_payload",
+      "The payload segment must be Base64 of UTF-8 JSON text",
+    );
+  }
+  if (jsonDepth(payloadText) > PAYLOAD_LIMITS.depth) {
+    throw new AppError(
+      400,
+      "payload_too_deep",
+      `The payload nests deeper than ${PAYLOAD_LIMITS.depth} levels`,
+    );
+  }
+  try {
     payload = JSON.parse(payloadText);
   } catch {
     throw new AppError(
@@ -127,5 +187,5 @@ export async function verifySignedRequest(
       `Unsupported algorithm: ${typeof algorithm === "string" ? algorithm : String(algorithm)}`,
     );
   }
-  return { encodedPayload, payloadText, payload: payload as Record<string, unknown> };
+  return { encodedPayload, payloadText, payload: payload as Record<string, unknown>, repaired };
 }

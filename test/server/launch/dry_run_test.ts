@@ -13,7 +13,21 @@ const fixtures = launchFixtures(backends);
 /** What a request came to, in the dry run's terms. */
 type Outcome =
   | { status: number; code: string }
-  | { status: 200; agent: string; customer: string; session: string; assign: boolean };
+  | {
+    status: 200;
+    agent: string;
+    customer: string;
+    session: string;
+    assign: boolean;
+    /** Codes of the warnings, sorted (omitted when there are none). */
+    warnings?: string[];
+  };
+
+/** The sorted warning codes of a response, or nothing when it has none. */
+function warningCodes(body: Json): { warnings?: string[] } {
+  const codes = (body.warnings as { code: string }[]).map((w) => w.code).sort();
+  return codes.length ? { warnings: codes } : {};
+}
 
 interface Case {
   name: string;
@@ -52,7 +66,7 @@ const cases: Case[] = [
     expected: { status: 200, agent: "update", customer: "update", session: "create", assign: true },
   },
   {
-    name: "customer conflict: the e-mail and the contactId belong to two customers",
+    name: "customer conflict: e-mail of one customer, contactId of another: resolved, warned",
     async setup(f) {
       const a = freshPayload();
       const b = freshPayload();
@@ -60,10 +74,17 @@ const cases: Case[] = [
       await f.launchJson(b);
       return freshPayload({ contactEmail: params(a).contactEmail, contactId: params(b).contactId });
     },
-    expected: { status: 409, code: "identity_conflict" },
+    expected: {
+      status: 200,
+      agent: "create",
+      customer: "update",
+      session: "create",
+      assign: true,
+      warnings: ["customer_external_id_differs", "customer_external_id_in_use"],
+    },
   },
   {
-    name: "agent conflict: the external id and the e-mail belong to two agents",
+    name: "agent conflict: external id of one agent, e-mail of another: resolved, warned",
     async setup(f) {
       const a = freshPayload();
       const b = freshPayload();
@@ -71,7 +92,14 @@ const cases: Case[] = [
       await f.launchJson(b);
       return freshPayload({}, { id: a.context.user.id, email: b.context.user.email });
     },
-    expected: { status: 409, code: "identity_conflict" },
+    expected: {
+      status: 200,
+      agent: "update",
+      customer: "create",
+      session: "create",
+      assign: true,
+      warnings: ["agent_email_in_use"],
+    },
   },
   {
     name: "an administrator's identity",
@@ -134,7 +162,9 @@ const cases: Case[] = [
 
 async function dryRunOutcome(f: LaunchFixture, p: Json): Promise<Outcome> {
   const { status, body } = await f.dryRun(p);
-  return status === 200 ? { status: 200, ...body.plan } : { status, code: body.code };
+  return status === 200
+    ? { status: 200, ...body.plan, ...warningCodes(body) }
+    : { status, code: body.code };
 }
 
 /** Runs the launch and reads back what it did, in the dry run's terms. */
@@ -151,6 +181,7 @@ async function launchOutcome(f: LaunchFixture, p: Json): Promise<Outcome> {
     customer: made.customers ? "create" : "update",
     session: sessionId === null ? "create" : "update",
     assign: Number(s.assigneeId) === body.agentId,
+    ...warningCodes(body),
   };
 }
 

@@ -46,14 +46,35 @@ Deno.test("payload: the minimal payload gets every default", () => {
 });
 
 Deno.test("payload: an invalid user id is exactly 'Error evaluating User'", () => {
-  for (const id of ["agent-42", "", 42, "a b"]) {
+  for (const id of ["a b", "agent@42", "x".repeat(129), true, { id: 1 }, [1], 1.5e300]) {
     const p = base();
     p.context.user.id = id;
     assert.throws(() => parseLaunchPayload(p), (err: AppError) => {
       assert.equal(err.status, 400);
       assert.deepEqual(err.body(), { message: "Error evaluating User" });
       return true;
-    });
+    }, JSON.stringify(id));
+  }
+});
+
+Deno.test("payload: ids take CRM forms: '-', '_', '.', GUID braces, JSON numbers", () => {
+  const guid = "{3F2504E0-4F89-11D3-9A0C-0305E82C3301}";
+  for (
+    const [id, want] of [["agent-42", "agent-42"], ["user_1", "user_1"], [42, "42"], [guid, guid]]
+  ) {
+    const p = withParams({ contactId: id, referenceId: id, referenceNumber: id });
+    p.context.user.id = id;
+    const out = parseLaunchPayload(p);
+    assert.deepEqual(
+      [
+        out.agent.externalId,
+        out.customer.externalId,
+        out.session.referenceId,
+        out.session.externalReference,
+      ],
+      [want, want, want, want],
+      String(id),
+    );
   }
 });
 
@@ -145,7 +166,7 @@ Deno.test("payload: assign accepts true/false/1/0 and their strings", () => {
   );
 });
 
-Deno.test("payload: devices take exactly the listed properties", () => {
+Deno.test("payload: devices take the listed properties; others are ignored with a warning", () => {
   const out = parseLaunchPayload(withParams({
     deviceComputer: {
       name: "LAPTOP-7",
@@ -156,14 +177,18 @@ Deno.test("payload: devices take exactly the listed properties", () => {
   }));
   assert.deepEqual(out.session.devices.map((d) => d.kind), ["computer", "mobile"]);
   assert.equal(out.session.devices[0].properties.memory, "16384");
-  const errs = errorsOf(withParams({
-    deviceComputer: { name: "x", gpu: "y", av_prods: [{ vendor: "z" }] },
-    deviceMobile: { os_arch: "arm" },
+  const extra = parseLaunchPayload(withParams({
+    deviceComputer: { name: "x", gpu: "y", av_prods: [{ vendor: "z", name: "AV" }] },
+    deviceMobile: { os_arch: "arm", model: "Pixel" },
   }));
-  assert.deepEqual(errs.map((e) => `${e.path}: ${e.message}`).sort(), [
-    "context.environment.parameters.deviceComputer.av_prods.0.vendor: unknown field",
-    "context.environment.parameters.deviceComputer.gpu: unknown field",
-    "context.environment.parameters.deviceMobile.os_arch: unknown field",
+  assert.deepEqual(extra.warnings.map((e) => `${e.path}: ${e.code}`).sort(), [
+    "context.environment.parameters.deviceComputer.av_prods.0.vendor: ignored_field",
+    "context.environment.parameters.deviceComputer.gpu: ignored_field",
+    "context.environment.parameters.deviceMobile.os_arch: ignored_field",
+  ]);
+  assert.deepEqual(extra.session.devices.map((d) => d.properties), [
+    { name: "x", av_prods: [{ name: "AV" }] },
+    { model: "Pixel" },
   ]);
 });
 
@@ -192,7 +217,7 @@ Deno.test("payload: paths rules of spec §2.3", () => {
   const p = "context.environment.parameters.paths";
   const cases: [Json, string, RegExp][] = [
     [{ remote: false }, `${p}.remote`, /rule 4/],
-    [{}, `${p}.remote`, /invalid combination/],
+    [{ remote: false, allPaths: true }, `${p}.remote`, /invalid combination/],
     [{ search: [{ search_type: "category_uid" }] }, `${p}.search.0.search_values`, /required/],
     [{ search: [{ search_values: ["x"] }] }, `${p}.search.0.search_type`, /required/],
     [
@@ -262,12 +287,14 @@ Deno.test("payload: user.locale and user.teams in three places, most specific fi
   assert.equal(contentLanguage(undefined), "en");
 });
 
-Deno.test("payload: unknown parameters are named (typos do not pass silently)", () => {
-  const errs = errorsOf(withParams({ contactMobil: "555" }));
-  assert.deepEqual(errs, [{
+Deno.test("payload: unknown parameters are named in warnings (typos do not pass silently)", () => {
+  const out = parseLaunchPayload(withParams({ contactMobil: "555" }));
+  assert.deepEqual(out.warnings, [{
     path: "context.environment.parameters.contactMobil",
-    message: "unknown field",
+    code: "ignored_field",
+    message: "not part of the launch contract; ignored",
   }]);
+  assert.equal(out.customer.phone2, null);
 });
 
 Deno.test("payload: the shared vectors' payloads parse (but the plus-and-slash name)", async () => {
