@@ -13,6 +13,8 @@ export interface LaunchLogRow {
   userAgent: string | null;
   payload: unknown;
   view: unknown;
+  /** What the launch ignored, repaired or resolved: `[{path, code, message, ...ids}]`. */
+  warnings: { path: string; code: string; message: string }[];
   createdAt: Date;
 }
 
@@ -21,6 +23,8 @@ export interface LaunchLogFilter {
   app?: string;
   outcome?: string;
   since?: Date;
+  /** Only launches that recorded at least one warning. */
+  withWarnings?: boolean;
   beforeId?: number;
 }
 
@@ -32,9 +36,10 @@ export async function listLaunches(
 ): Promise<LaunchLogRow[]> {
   return await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, created_at
+      payload, view, warnings, created_at
     from launches
     where true
+      ${f.withWarnings ? sql`and warnings <> '[]'::jsonb` : sql``}
       ${f.app ? sql`and lower(app_name) = lower(${f.app})` : sql``}
       ${f.outcome ? sql`and outcome = ${f.outcome}` : sql``}
       ${f.since ? sql`and created_at >= ${f.since}` : sql``}
@@ -48,7 +53,7 @@ export async function listLaunches(
 export async function launchById(sql: Sql, id: number): Promise<LaunchLogRow | null> {
   const [row] = await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, created_at
+      payload, view, warnings, created_at
     from launches where id = ${id}
   `;
   return row ?? null;

@@ -39,6 +39,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
         app: q.app,
         outcome: q.outcome,
         since: q.since ? new Date(q.since) : undefined,
+        withWarnings: q.warnings === "true",
         beforeId: decodeCursor(q.cursor),
       }, q.limit + 1);
       c.header("Cache-Control", "no-store");

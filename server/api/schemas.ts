@@ -137,6 +137,13 @@ export const LaunchSchema = z.object({
     description: "The decoded payload (null when the signature failed)",
   }),
   view: z.unknown().openapi({ description: "The launch's view options" }),
+  warnings: z.array(
+    z.object({ path: z.string(), code: z.string(), message: z.string() }).catchall(z.unknown()),
+  ).openapi({
+    description: "What the launch ignored, repaired or resolved (ignored_field, " +
+      "signed_request_repaired, agent_email_in_use, customer_external_id_differs, " +
+      "customer_external_id_in_use, customer_email_in_use), with the ids involved",
+  }),
   createdAt: Timestamp,
 }).openapi("Launch");
 
@@ -145,6 +152,9 @@ export const LaunchListQuery = z.object({
   app: z.string().max(64).optional().openapi({ example: "crm" }),
   outcome: z.string().max(64).optional().openapi({ example: "invalid_signature" }),
   since: Since.optional().openapi({ example: "2026-11-01T00:00:00Z" }),
+  warnings: z.enum(["true", "false"]).optional().openapi({
+    description: "true: only launches that recorded warnings",
+  }),
   ...PageQuery,
 });
 

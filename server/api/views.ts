@@ -49,6 +49,7 @@ export function launchView(row: LaunchLogRow) {
     userAgent: row.userAgent,
     payload: row.payload ?? null,
     view: row.view ?? null,
+    warnings: row.warnings,
     createdAt: row.createdAt.toISOString(),
   };
 }
