@@ -67,7 +67,9 @@ export function dottedPath(path: readonly PropertyKey[]): string {
 
 /** The stable code of a zod issue: `required` for a missing value, else zod's own issue code. */
 function issueCode(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type" && issue.input === undefined) return "required";
+  const missing = (issue.code === "invalid_type" || issue.code === "invalid_union") &&
+    issue.input === undefined;
+  if (missing) return "required";
   if (issue.code === "custom") return "invalid";
   return issue.code;
 }

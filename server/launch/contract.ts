@@ -102,12 +102,13 @@ export const FIELD_RULES = {
   },
   /** Phone numbers as sent: digits, an optional leading '+', spaces, '-', '.', '(' and ')'. */
   phone: {
-    pattern: /^\+?[\d\s().-]+$/,
-    message: "expected digits, optionally with a leading + and spaces, -, ., ( or )",
+    pattern: /^(?=.{1,40}$)\+?[\d\s().-]+$/,
+    message: "expected digits, optionally with a leading + and spaces, -, ., ( or ) " +
+      "(at most 40 characters)",
   },
-  /** A language or language-region code (fr, fr-CA, zh_Hant_TW). */
+  /** A language or language-region code (fr, fr-CA, zh_Hant_TW), at most 35 characters. */
   locale: {
-    pattern: /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/,
+    pattern: /^(?=.{2,35}$)[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/,
     message: "expected a language or language-region code such as fr or fr-CA",
   },
   /** Team ids (`user.teams[].teamId`): letters, digits, '-', '_', '.'; 1-64. */

@@ -184,11 +184,12 @@ export const customFieldValue = z.union([
  * id beyond any session's (e.g. 20 digits) is an unknown session, not an overflow.
  */
 const sessionId = z.union(
-  [z.number().int().positive(), z.string().trim()],
+  [z.number(), z.string().trim()],
   msg("expected a numeric session id"),
 ).transform((value, ctx) => {
+  const whole = typeof value === "number" && Number.isInteger(value) && value > 0;
   const text = typeof value === "number"
-    ? BigInt(value).toString()
+    ? (whole ? BigInt(value).toString() : "")
     : value.replace(/^0+(?=\d)/, "");
   if (!/^\d{1,40}$/.test(text) || /^0+$/.test(text)) {
     ctx.addIssue({ code: "custom", message: "expected a numeric session id (digits only)" });

@@ -317,3 +317,95 @@ Deno.test("payload: the shared vectors' payloads parse (but the plus-and-slash n
   assert.equal(full.session.assign, true);
   assert.deepEqual(full.agent.teams, [{ teamId: "T1", teamName: "Tier 1" }]);
 });
+
+Deno.test("payload: blank means absent for every optional field", () => {
+  const blanks: Json[] = ["", "  ", null];
+  const optional = [
+    "target",
+    "sessionId",
+    "referenceId",
+    "contactMobile",
+    "contactOtherPhone",
+    "assign",
+    "showSessionStatusChange",
+    "showAssignToMeButton",
+    "showSessionTransferButton",
+    "user.locale",
+    "user.teams",
+  ];
+  const objects = ["customFields", "deviceComputer", "deviceMobile", "paths", "user"];
+  const plain = parseLaunchPayload(base());
+  for (const field of [...optional, ...objects]) {
+    for (const blank of objects.includes(field) ? [...blanks, {}] : blanks) {
+      const out = parseLaunchPayload(withParams({ [field]: blank }));
+      assert.deepEqual(out.warnings, [], `${field}: ${JSON.stringify(blank)}`);
+      assert.deepEqual(
+        { ...out, warnings: [] },
+        { ...plain, warnings: [] },
+        `${field}: ${JSON.stringify(blank)}`,
+      );
+    }
+  }
+  for (const field of ["id", "phone", "locale", "teams"]) {
+    for (const blank of [...blanks, ...(field === "teams" ? [[]] : [])]) {
+      const p = base();
+      p.context.user[field] = blank;
+      const out = parseLaunchPayload(p);
+      if (field === "id") assert.equal(out.agent.externalId, null);
+      else assert.deepEqual({ ...out, agent: plain.agent }, { ...plain, agent: plain.agent });
+    }
+  }
+  const inside = parseLaunchPayload(withParams({
+    paths: { search: [{ search_type: "tag", search_values: [""] }], remote: true, allPaths: "" },
+    deviceComputer: { name: "", serial: null, av_prods: [] },
+  }));
+  assert.deepEqual(inside.view.paths, { search: [], remote: true, allPaths: false });
+  assert.deepEqual(inside.session.devices, [], "a device with only blank properties is none");
+});
+
+Deno.test("payload: blank required fields are still errors that name them", () => {
+  for (const blank of ["", null, "   "]) {
+    const errs = errorsOf(withParams({ contactEmail: blank, contactId: blank }));
+    assert.deepEqual(
+      errs.map((e) => [e.path, e.code]).sort(),
+      [
+        ["context.environment.parameters.contactEmail", "required"],
+        ["context.environment.parameters.contactId", "required"],
+      ],
+      JSON.stringify(blank),
+    );
+  }
+});
+
+Deno.test("payload: every value has a bound", () => {
+  const long = (n: number) => "1".repeat(n);
+  const cases: [Json, string][] = [
+    [{ contactPhone: long(41) }, "contactPhone"],
+    [{ "user.locale": `fr-${"abcdefgh-".repeat(5)}x` }, "user.locale"],
+    [{ customFields: { priority: "x".repeat(2001) } }, "customFields.priority"],
+    [{ deviceMobile: { name: "x".repeat(501) } }, "deviceMobile.name"],
+    [{ sessionId: long(41) }, "sessionId"],
+    [{ contactId: "x".repeat(129) }, "contactId"],
+    [{
+      "user.teams": Array.from({ length: 51 }, (_, i) => ({ teamId: `T${i}`, teamName: "T" })),
+    }, "user.teams"],
+  ];
+  for (const [params, field] of cases) {
+    const errs = errorsOf(withParams(params));
+    assert.ok(
+      errs.some((e) => e.path.startsWith(`context.environment.parameters.${field}`)),
+      `${field}: ${JSON.stringify(errs)}`,
+    );
+  }
+});
+
+Deno.test("payload: a sessionId beyond any session's is an unknown session (404)", () => {
+  for (const id of ["99999999999999999999", 1e20, "9007199254740993"]) {
+    assert.throws(() => parseLaunchPayload(withParams({ sessionId: id })), (err: AppError) => {
+      assert.equal(err.status, 404);
+      assert.equal(err.code, "session_not_found");
+      return true;
+    }, String(id));
+  }
+  assert.equal(parseLaunchPayload(withParams({ sessionId: "0042" })).session.id, 42);
+});

@@ -162,3 +162,16 @@ Deno.test("signed_request: any of several keys verifies (key rotation)", async (
   const verified = await verifySignedRequest(v.signedRequest, ["old-key-0000000000", v.apiKey]);
   assert.equal(verified.payloadText, v.payloadJson);
 });
+
+Deno.test("signed_request: a payload nested deeper than 16 levels is refused before parsing", async () => {
+  const deep = JSON.stringify({
+    algorithm: "HMACSHA256",
+    x: JSON.parse("[".repeat(5000) + "]".repeat(5000)),
+  });
+  const err = await failure(verifySignedRequest(await signPayload(deep, "k"), ["k"]));
+  assert.equal(err.status, 400);
+  assert.equal(err.code, "payload_too_deep");
+  const brackets = JSON.stringify({ algorithm: "HMACSHA256", note: "[[[[[[[[[[[[[[[[[[[[[[[[" });
+  const ok = await verifySignedRequest(await signPayload(brackets, "k"), ["k"]);
+  assert.equal(ok.payload.note, "[[[[[[[[[[[[[[[[[[[[[[[[", "brackets inside strings do not count");
+});
