@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { limitBody } from "../http/body_limit.ts";
 import { IdParam } from "../api/schemas.ts";
 import { generateToken } from "../crypto/random_token.ts";
-import { setPassword } from "./agents.ts";
+
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import {
@@ -15,6 +15,7 @@ import {
   validationHook,
 } from "../api/openapi_shared.ts";
 import { requireScope } from "../oauth/bearer.ts";
+import { setPassword } from "./users.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import {
   createAppConfig,

@@ -22,7 +22,8 @@ import { hashSecret } from "../crypto/hashing.ts";
 import { generateToken } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import { launchTemplate, launchUrl } from "./launch_template.ts";
+import { launchTemplate } from "./launch_template.ts";
+import { launchUrl } from "../launch/contract.ts";
 import { DEFAULT_APP_SCOPES } from "../oauth/scopes.ts";
 import { forgetApps } from "../launch/app_cache.ts";
 import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
@@ -115,7 +116,7 @@ async function details(
       : null,
     clientId: client.clientId,
     clientScopes: client.scopes,
-    launchUrl: launchUrl(origin, deps.config.portalPrefix, app.appName),
+    launchUrl: launchUrl(`${origin}${deps.config.portalPrefix}`, app.appName),
     template: launchTemplate(fields.map((f) => f.name)),
     createdAt: app.createdAt.toISOString(),
     updatedAt: app.updatedAt.toISOString(),

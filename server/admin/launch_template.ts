@@ -1,14 +1,10 @@
 /** The JSON template (spec §2.2) an external application builds for a launch. */
-
-/** The launch URL of an app: `{portal_url}/api/auth/app/<app_name>`. */
-export function launchUrl(origin: string, portalPrefix: string, appName: string): string {
-  return `${origin}${portalPrefix}/api/auth/app/${encodeURIComponent(appName)}`;
-}
+import { ALGORITHM } from "../launch/contract.ts";
 
 /** A filled-in example payload listing every field, with the app's configured custom fields. */
 export function launchTemplate(customFieldNames: string[]): Record<string, unknown> {
   return {
-    algorithm: "HMACSHA256",
+    algorithm: ALGORITHM,
     context: {
       user: {
         id: "agent42",

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { msg } from "../zod_messages.ts";
 import { SCOPES } from "../oauth/scopes.ts";
+import { FIELD_RULES } from "../launch/contract.ts";
 
 /** Authentication types (spec §2.1). */
 export const AUTH_TYPES = ["signed_request", "oauth2_signed_request"] as const;
@@ -108,11 +109,9 @@ export const CreateCustomFieldSchema = z.strictObject({
   label: z.string().trim().min(1, "required").max(200, "at most 200 characters").optional(),
 }).openapi("CreateCustomField");
 
-/** A UUID in 8-4-4-4-12 hexadecimal form (normalized to lower case). */
-export const UuidSchema = z.string().regex(
-  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-  "expected a UUID in 8-4-4-4-12 hexadecimal form",
-).transform((v) => v.toLowerCase());
+/** A UUID in 8-4-4-4-12 hexadecimal form (the contract's rule), normalized to lower case. */
+export const UuidSchema = z.string().regex(FIELD_RULES.uuid.pattern, FIELD_RULES.uuid.message)
+  .transform((v) => v.toLowerCase());
 
 /** POST /admin/path-categories body. */
 export const CreateCategorySchema = z.strictObject({

@@ -1,4 +1,4 @@
-/** Users and teams for the admin screens: validation and the rules, over db/queries. */
+/** Users and teams for the admin screens, and agents' portal passwords: the rules, over db/queries. */
 import { z } from "zod";
 import {
   adminUserById,
@@ -13,37 +13,54 @@ import {
   updateUserProfile,
 } from "../../db/queries/people_admin.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
+import { setAgentPassword } from "../../db/queries/users.ts";
+import { hashPassword } from "../crypto/hashing.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, validationError } from "../http/errors.ts";
+import { type FIELD_RULES, normalizePhone } from "../launch/contract.ts";
+import { fieldText } from "../launch/field_schemas.ts";
 
 export type { AdminUserRow, TeamRow };
 
-const text = (max: number) =>
-  z.string().trim().min(1, "required").max(max, `at most ${max} characters`);
+/**
+ * A form field checked by the launch contract's rule: trimmed, and blank counts as absent (so a
+ * blank required field says "required", as it does in a launch).
+ */
+function formText(rule: keyof typeof FIELD_RULES) {
+  return blankAsAbsent().pipe(fieldText(rule));
+}
 
-/** The profile form. */
+/** Trimmed text where "" becomes undefined. */
+function blankAsAbsent() {
+  return z.string().trim().transform((v) => v === "" ? undefined : v);
+}
+
+/**
+ * The profile form: the same e-mail, name, phone and locale rules as a launch (the e-mail is
+ * lower-cased and the phone stored as its digits, like a launch stores them); phone and locale may
+ * be left blank.
+ */
 export const ProfileSchema = z.object({
-  email: z.string().trim().regex(
-    /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
-    "expected an e-mail address like name@example.com",
-  ).max(320, "at most 320 characters"),
-  firstName: text(100),
-  lastName: text(100),
-  phone: z.string().trim().max(40, "at most 40 characters").regex(
-    /^$|^\+?[0-9 ().-]+$/,
-    "digits, with an optional leading + and spaces, dots, dashes or parentheses",
-  ),
-  locale: z.string().trim().regex(
-    /^$|^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/,
-    "a language code such as fr or fr-CA",
-  ),
+  email: formText("email").transform((v) => v.toLowerCase()),
+  firstName: formText("name"),
+  lastName: formText("name"),
+  phone: blankAsAbsent().transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const phone = normalizePhone(v);
+    if ("error" in phone) {
+      ctx.addIssue({ code: "custom", message: phone.error });
+      return z.NEVER;
+    }
+    return phone.digits;
+  }),
+  locale: blankAsAbsent().pipe(fieldText("locale").optional()),
   teamIds: z.array(z.coerce.number().int().positive()).max(200),
 });
 
-/** The team form. */
+/** The team form: a team a launch can create (`user.teams[]`) is a team this form accepts. */
 export const TeamSchema = z.object({
-  teamId: z.string().trim().regex(/^[A-Za-z0-9._-]{1,64}$/, "1-64 letters, digits, '.', '_', '-'"),
-  name: text(200),
+  teamId: formText("teamId"),
+  name: formText("teamName"),
 });
 
 /** Users matching a search, newest first. */
@@ -73,8 +90,8 @@ export async function saveProfile(deps: Deps, id: number, input: unknown): Promi
         email: v.email,
         firstName: v.firstName,
         lastName: v.lastName,
-        phone: v.phone || null,
-        locale: v.locale || null,
+        phone: v.phone ?? null,
+        locale: v.locale ?? null,
       });
       if (!found) throw new AppError(404, "user_not_found", `User ${id} not found`);
       await setUserTeams(tx, id, v.teamIds);
@@ -118,5 +135,13 @@ export async function changeTeamName(deps: Deps, id: number, input: unknown): Pr
 export async function removeTeam(deps: Deps, id: number): Promise<void> {
   if (!(await deleteTeam(deps.sql, id))) {
     throw new AppError(404, "team_not_found", `Team ${id} not found`);
+  }
+}
+
+/** Sets an agent's portal password (PBKDF2); 404 when no agent has that id. */
+export async function setPassword(deps: Deps, agentId: number, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  if (!(await setAgentPassword(deps.sql, agentId, hash))) {
+    throw new AppError(404, "agent_not_found", `Agent ${agentId} not found`);
   }
 }

@@ -2,7 +2,6 @@
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { AppError, validationError } from "../../http/errors.ts";
-import { setPassword } from "../agents.ts";
 import {
   type AdminUserRow,
   changeTeamName,
@@ -10,6 +9,7 @@ import {
   findUsers,
   removeTeam,
   saveProfile,
+  setPassword,
   teams,
   userById,
 } from "../users.ts";

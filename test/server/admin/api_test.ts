@@ -55,6 +55,7 @@ for (const backend of backends) {
             assert.equal(status, 409);
             assert.deepEqual(body.errors, [{
               path: "appName",
+              code: "invalid",
               message: "already used by another configuration",
             }]);
           }
@@ -339,6 +340,7 @@ for (const backend of backends) {
           assert.equal(short.status, 400);
           assert.deepEqual(short.body.errors, [{
             path: "password",
+            code: "too_small",
             message: "at least 12 characters",
           }]);
           const missing = await api("PUT", "/agents/999999/password", {
