@@ -1,11 +1,10 @@
 /** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
-import { jsonb, type Tx } from "../mod.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import { jsonb, type Sql, type Tx } from "../mod.ts";
 
 /** Everything the flow must know before writing, read in one round trip. */
 export interface LaunchLookups {
+  /** False when the request's replay key was already used (a replay). */
+  replayFresh: boolean;
   externalSessionId: boolean;
   externalCustomerId: boolean;
   knownCustomFields: string[];
@@ -24,13 +23,24 @@ export async function launchLookups(
     categoryUids: string[];
     pathUids: string[];
     tags: string[];
+    /** The request's replay key, stored for the app until it expires; null when unprotected. */
+    replay: { appId: number; key: string; expiresAt: Date } | null;
   },
 ): Promise<LaunchLookups> {
+  const r = q.replay;
   const [row] = await tx`
     with s as (
       select id, status, customer_id from sessions where id = ${q.sessionId} for update
+    ),
+    used as (
+      insert into launch_nonces (app_id, nonce, expires_at)
+      select ${r?.appId ?? null}, ${r?.key ?? null}, ${r?.expiresAt ?? null}
+      where ${r?.key ?? null}::text is not null
+      on conflict do nothing
+      returning 1
     )
     select
+      (${r?.key ?? null}::text is null or exists (select 1 from used)) as replay_fresh,
       f.external_session_id,
       f.external_customer_id,
       array(
@@ -54,6 +64,7 @@ export async function launchLookups(
   `;
   const s = row.session as { id: number; status: "open" | "closed"; customer_id: number } | null;
   return {
+    replayFresh: row.replayFresh,
     externalSessionId: row.externalSessionId,
     externalCustomerId: row.externalCustomerId,
     knownCustomFields: row.knownCustomFields,
@@ -61,206 +72,6 @@ export async function launchLookups(
     liveCategories: row.liveCategories,
     livePaths: row.livePaths,
     liveTags: row.liveTags,
-  };
-}
-
-/** Agent profile fields a launch writes. */
-export interface AgentValues {
-  externalId: string | null;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  locale: string | null;
-}
-
-/**
- * The agent found or created; `admin` means the identity is an administrator's, left unchanged;
- * `created` means this statement inserted it; `emailOwnerId` is another user who holds the
- * payload's e-mail (the agent then keeps its own e-mail).
- */
-export interface AgentUpsert {
-  id: number;
-  admin: boolean;
-  created: boolean;
-  emailOwnerId: number | null;
-  emailOwnerIsAdmin: boolean;
-}
-
-/**
- * The agent CTEs, in the spec's order: find by external id, else by e-mail; update an agent
- * (never an admin), keeping its e-mail when another user holds the payload's; else insert.
- */
-function agentCtes(tx: Tx, v: AgentValues) {
-  return tx`
-    a_found as (
-      select id, role from users
-      where external_id = ${v.externalId} or lower(email) = lower(${v.email})
-      order by (external_id = ${v.externalId}) is true desc
-      limit 1
-    ),
-    a_email_owner as (
-      select id, role from users
-      where lower(email) = lower(${v.email}) and id <> (select id from a_found)
-    ),
-    a_updated as (
-      update users u set
-        external_id = coalesce(${v.externalId}, u.external_id),
-        email = case when exists (select 1 from a_email_owner) then u.email else ${v.email} end,
-        first_name = ${v.firstName},
-        last_name = ${v.lastName},
-        phone = coalesce(${v.phone}, u.phone),
-        locale = coalesce(${v.locale}, u.locale),
-        updated_at = now()
-      from a_found where u.id = a_found.id and a_found.role = 'agent'
-      returning u.id, false as admin, false as created
-    ),
-    a_inserted as (
-      insert into users (role, external_id, email, first_name, last_name, phone, locale,
-        password_hash)
-      select 'agent', ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone},
-        ${v.locale},
-        -- A random password known to nobody (spec §2.4): PostgreSQL hashes 244 random bits, so
-        -- the launch does no hashing of its own. It never verifies: only the PBKDF2 hashes an
-        -- administrator sets do.
-        'random-sha256$' || encode(sha256(convert_to(
-          gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
-      where not exists (select 1 from a_found)
-      on conflict do nothing
-      returning id, false as admin, true as created
-    ),
-    agent as (
-      select *, (select id from a_email_owner) as email_owner_id,
-        coalesce((select role = 'admin' from a_email_owner), false) as email_owner_is_admin
-      from (
-        select * from a_updated union all select * from a_inserted
-        union all select id, true, false from a_found where role = 'admin'
-      ) a
-    )
-  `;
-}
-
-/** Customer fields a launch writes. */
-export interface CustomerValues {
-  externalId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone1: string;
-  phone2: string | null;
-  otherPhone: string | null;
-}
-
-/**
- * The customer CTEs, in the spec's order: the session's own customer when its e-mail or
- * external id matches, else by e-mail, else by external id; update it, or insert one. An existing
- * external id is never overwritten, an external id or e-mail held by another customer is never
- * moved: the found customer keeps its own, and the statement reports who holds them.
- */
-function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | null) {
-  return tx`
-    c_found as (
-      select id, external_id from (
-        select id, external_id, 1 as rank from customers
-        where id = ${sessionCustomerId}
-          and (lower(email) = lower(${v.email}) or external_id = ${v.externalId})
-        union all
-        select id, external_id, 2 from customers where lower(email) = lower(${v.email})
-        union all
-        select id, external_id, 3 from customers where external_id = ${v.externalId}
-      ) c order by rank limit 1
-    ),
-    c_email_owner as (
-      select id from customers
-      where lower(email) = lower(${v.email}) and id <> (select id from c_found)
-    ),
-    c_external_owner as (
-      select id from customers
-      where external_id = ${v.externalId} and id <> (select id from c_found)
-    ),
-    c_updated as (
-      update customers c set
-        external_id = case
-          when c.external_id is null and not exists (select 1 from c_external_owner)
-            then ${v.externalId}
-          else c.external_id end,
-        email = case when exists (select 1 from c_email_owner) then c.email else ${v.email} end,
-        first_name = ${v.firstName},
-        last_name = ${v.lastName},
-        phone1 = ${v.phone1},
-        phone2 = coalesce(${v.phone2}, c.phone2),
-        other_phone = coalesce(${v.otherPhone}, c.other_phone),
-        updated_at = now()
-      from c_found where c.id = c_found.id
-      returning c.id, false as created, c_found.external_id as previous_external_id
-    ),
-    c_inserted as (
-      insert into customers (external_id, email, first_name, last_name, phone1, phone2,
-        other_phone)
-      select ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone1},
-        ${v.phone2}, ${v.otherPhone}
-      where not exists (select 1 from c_found)
-      on conflict do nothing
-      returning id, true as created, null::text as previous_external_id
-    ),
-    customer as (
-      select *, (select id from c_email_owner) as email_owner_id,
-        (select id from c_external_owner) as external_id_owner_id
-      from (select * from c_updated union all select * from c_inserted) c
-    )
-  `;
-}
-
-/** The customer found or created, with the identities other customers hold. */
-export interface CustomerUpsert {
-  id: number;
-  created: boolean;
-  /** The external id the customer had before (null for a new one, or none). */
-  previousExternalId: string | null;
-  emailOwnerId: number | null;
-  externalIdOwnerId: number | null;
-}
-
-/** What upsertPeople did; a null side lost a race to a concurrent insert (the caller retries). */
-export interface PeopleUpsert {
-  agent: AgentUpsert | null;
-  customer: CustomerUpsert | null;
-}
-
-/**
- * Upserts the agent and the customer in ONE statement. Identity conflicts are resolved, not
- * refused (see agentCtes, customerCtes); a unique violation (23505) can only come from a race with
- * a concurrent launch, and the caller runs the transaction again.
- */
-export async function upsertPeople(
-  tx: Tx,
-  agent: AgentValues,
-  customer: CustomerValues,
-  sessionCustomerId: number | null,
-): Promise<PeopleUpsert> {
-  const [row] = await tx<{ agent: Json | null; customer: Json | null }[]>`
-    with ${agentCtes(tx, agent)}, ${customerCtes(tx, customer, sessionCustomerId)}
-    select
-      (select row_to_json(a) from (select * from agent limit 1) a) as agent,
-      (select row_to_json(c) from (select * from customer limit 1) c) as customer
-  `;
-  const a = row.agent;
-  const c = row.customer;
-  return {
-    agent: a && {
-      id: Number(a.id),
-      admin: a.admin,
-      created: a.created,
-      emailOwnerId: a.email_owner_id === null ? null : Number(a.email_owner_id),
-      emailOwnerIsAdmin: a.email_owner_is_admin,
-    },
-    customer: c && {
-      id: Number(c.id),
-      created: c.created,
-      previousExternalId: c.previous_external_id,
-      emailOwnerId: c.email_owner_id === null ? null : Number(c.email_owner_id),
-      externalIdOwnerId: c.external_id_owner_id === null ? null : Number(c.external_id_owner_id),
-    },
   };
 }
 
@@ -298,6 +109,9 @@ export async function writeLaunch(
       payload: unknown;
       view: unknown;
       warnings: unknown[];
+      keyUsed: "current" | "previous";
+      protection: "protected" | "unprotected" | "off";
+      replayKey: string | null;
     };
     login: { tokenHash: string; expiresAt: Date };
   },
@@ -359,19 +173,20 @@ export async function writeLaunch(
       on conflict do nothing
       returning 1
     ),
-    login as (
-      insert into portal_logins (token_hash, user_id, expires_at)
-      values (${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt})
-      returning 1
-    ),
     launch as (
       insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
-        user_agent, payload, view, warnings)
+        user_agent, payload, view, warnings, key_used, protection, replay_key)
       select ${v.launch.appId}, ${v.launch.appName}, 'ok', ${agentId}, session.id,
         ${v.launch.clientAddress}, ${v.launch.userAgent}, ${json(v.launch.payload)},
-        ${json(v.launch.view)}, ${json(v.launch.warnings)}
+        ${json(v.launch.view)}, ${json(v.launch.warnings)}, ${v.launch.keyUsed},
+        ${v.launch.protection}, ${v.launch.replayKey}
       from session
       returning id, session_id
+    ),
+    login as (
+      insert into portal_logins (token_hash, user_id, expires_at, launch_id)
+      select ${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt}, launch.id from launch
+      returning 1
     )
     select id as launch_id, session_id from launch
   `;
@@ -401,4 +216,48 @@ export async function insertFailedLaunch(
     returning id
   `;
   return row.id;
+}
+
+/** An app as the launch endpoint needs it: policy, signing keys (sealed) and embedders. */
+export interface LaunchApp {
+  id: number;
+  appName: string;
+  enabled: boolean;
+  authType: "signed_request" | "oauth2_signed_request";
+  apiKeySealed: string | null;
+  consumerSecretSealed: string | null;
+  apiKeyPreviousSealed: string | null;
+  consumerSecretPreviousSealed: string | null;
+  previousKeyExpiresAt: Date | null;
+  frameAncestors: string[];
+  replayProtection: "required" | "optional" | "off";
+  maxAgeSeconds: number;
+}
+
+/** The app named `appName` (case-insensitive), or null. */
+export async function findLaunchApp(sql: Sql, appName: string): Promise<LaunchApp | null> {
+  const [row] = await sql<LaunchApp[]>`
+    select id, app_name, enabled, auth_type, api_key_sealed, consumer_secret_sealed,
+      api_key_previous_sealed, consumer_secret_previous_sealed, previous_key_expires_at,
+      frame_ancestors, replay_protection, max_age_seconds
+    from apps where lower(app_name) = lower(${appName})
+  `;
+  return row ? { ...row, id: Number(row.id) } : null;
+}
+
+/**
+ * The session a replay re-enters: when the login of `tokenHash` is live and was created by a
+ * launch of `appId` with this replay key, that launch's session and id; else null.
+ */
+export async function reentryOf(
+  sql: Sql,
+  q: { tokenHash: string; appId: number; replayKey: string },
+): Promise<{ sessionId: number; launchId: number } | null> {
+  const [row] = await sql<{ sessionId: number; launchId: number }[]>`
+    select l.session_id, l.id as launch_id
+    from portal_logins pl join launches l on l.id = pl.launch_id
+    where pl.token_hash = ${q.tokenHash} and pl.expires_at > now()
+      and l.app_id = ${q.appId} and l.replay_key = ${q.replayKey} and l.outcome = 'ok'
+  `;
+  return row ? { sessionId: Number(row.sessionId), launchId: Number(row.launchId) } : null;
 }

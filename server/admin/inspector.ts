@@ -105,7 +105,7 @@ async function diagnose(
   }
   for (const other of await listApps(deps.sql)) {
     if (other.id === appId) continue;
-    if (await anyKeyMatches(raw, await signingKeys(deps, other))) {
+    if (await anyKeyMatches(raw, (await signingKeys(deps, other)).map((k) => k.key))) {
       return [`It was signed with the key of another app, ${other.appName}.`];
     }
   }
@@ -158,7 +158,7 @@ export async function inspectSignedRequest(
         : "The payload is not JSON";
     }
   }
-  const keys = await signingKeys(deps, app);
+  const keys = (await signingKeys(deps, app)).map((k) => k.key);
   out.signature = await anyKeyMatches(value, keys) ? "valid" : "invalid";
   if (out.signature === "invalid") {
     out.causes = await diagnose(deps, app.id, value, keys, out.payloadText);

@@ -121,12 +121,49 @@ export const FIELD_RULES = {
     pattern: /^(?=[\s\S]{1,200}$)[\s\S]*\S[\s\S]*$/,
     message: "expected 1-200 characters",
   },
+  /** The single-use `nonce` of a signed request: 16-128 of letters, digits, '_' and '-'. */
+  nonce: {
+    pattern: /^[A-Za-z0-9_-]{16,128}$/,
+    message: "expected 16-128 letters, digits, '_' or '-' (e.g. a random UUID)",
+  },
   /** UUIDs (guided-path categories and paths): hyphenated 8-4-4-4-12 hexadecimal. */
   uuid: {
     pattern: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
     message: "expected a UUID in 8-4-4-4-12 hexadecimal form",
   },
 } as const satisfies Record<string, FieldRule>;
+
+/** Replay protection of a signed request (`issuedAt` and `nonce` at the payload's top level). */
+export const FRESHNESS = {
+  /** An `issuedAt` above this is in milliseconds, below it in seconds (Unix time). */
+  millisecondsAbove: 1e12,
+  /** How far in the future `issuedAt` may be (clock skew between the host and the service). */
+  maxFutureSkewSeconds: 60,
+  /** The app's window when none is set, and its bounds. */
+  defaultMaxAgeSeconds: 300,
+  minMaxAgeSeconds: 30,
+  maxMaxAgeSeconds: 3600,
+} as const;
+
+/** An app's replay policy: `required` (the default), `optional` (legacy senders) or `off`. */
+export const REPLAY_POLICIES = ["required", "optional", "off"] as const;
+
+/** A replay policy. */
+export type ReplayPolicy = typeof REPLAY_POLICIES[number];
+
+/**
+ * The freshness fields a sender adds to a payload: `issuedAt` now (Unix seconds) and a random
+ * single-use `nonce`. Signers call it; it never changes the payload given.
+ *
+ * @example
+ * ```ts
+ * const signed = { ...payload, ...freshnessFields() };
+ * // { algorithm, context, issuedAt: 1795000000, nonce: "b1f0c6d2-…" }
+ * ```
+ */
+export function freshnessFields(now = Date.now()): { issuedAt: number; nonce: string } {
+  return { issuedAt: Math.floor(now / 1000), nonce: crypto.randomUUID() };
+}
 
 /** Size bounds of a launch payload, so that no input costs more than its 64 KiB body. */
 export const PAYLOAD_LIMITS = {

@@ -6,15 +6,14 @@
  */
 import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
+import { type LaunchLookups, launchLookups, writeLaunch } from "../../db/queries/launch.ts";
 import {
   type AgentUpsert,
   type CustomerUpsert,
-  type LaunchLookups,
-  launchLookups,
   type PeopleUpsert,
   upsertPeople,
-  writeLaunch,
-} from "../../db/queries/launch.ts";
+} from "../../db/queries/launch_people.ts";
+import { type FreshnessOutcome, replayed } from "./freshness.ts";
 import { newLoginToken } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
@@ -31,6 +30,10 @@ export interface LaunchMeta {
   payload: unknown;
   /** Warnings from before the payload was parsed (a repaired signed_request). */
   warnings?: LaunchWarning[];
+  /** Which of the app's keys verified the request (default: the current one). */
+  keyUsed?: "current" | "previous";
+  /** The replay check's outcome (default: not protected, nothing stored). */
+  freshness?: FreshnessOutcome;
 }
 
 /** A completed launch. */
@@ -217,7 +220,10 @@ async function launchIn(
   meta: LaunchMeta,
   login: { token: string; tokenHash: string; expiresAt: Date },
 ): Promise<FlowOutcome> {
-  const found = await launchLookups(tx, lookupQuery(p));
+  const freshness = meta.freshness ?? { protection: "off", replay: null };
+  const replay = freshness.replay && { appId: meta.appId, ...freshness.replay };
+  const found = await launchLookups(tx, { ...lookupQuery(p), replay });
+  if (!found.replayFresh) throw replayed();
   checkLookups(p, found);
   const { agent, customer } = await upsertBoth(
     () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
@@ -243,7 +249,14 @@ async function launchIn(
     // Devices are added to a session; a repeated serial (same kind) updates that device.
     devices: p.session.devices,
     teams: p.agent.teams ?? [],
-    launch: { ...meta, view: p.view, warnings },
+    launch: {
+      ...meta,
+      view: p.view,
+      warnings,
+      keyUsed: meta.keyUsed ?? "current",
+      protection: freshness.protection,
+      replayKey: freshness.replay?.key ?? null,
+    },
     login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
   });
   return {

@@ -48,6 +48,8 @@ export interface LaunchPayload {
     devices: { kind: "computer" | "mobile"; properties: Record<string, unknown> }[];
   };
   view: LaunchView;
+  /** The replay-protection fields, when the sender gave them. */
+  freshness: { issuedAt: Date | null; nonce: string | null };
   /** What was ignored or repaired on the way (never a refusal). */
   warnings: LaunchWarning[];
 }
@@ -154,6 +156,7 @@ export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload 
       locale: loc ?? "en",
       language: contentLanguage(loc),
     },
+    freshness: { issuedAt: parsed.data.issuedAt ?? null, nonce: parsed.data.nonce ?? null },
     warnings,
   };
 }

@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import { msg } from "../zod_messages.ts";
-import { ALGORITHM, FIELD_RULES, FLAVORS, PAYLOAD_LIMITS, SEARCH_TYPES } from "./contract.ts";
+import {
+  ALGORITHM,
+  FIELD_RULES,
+  FLAVORS,
+  FRESHNESS,
+  PAYLOAD_LIMITS,
+  SEARCH_TYPES,
+} from "./contract.ts";
 import { fieldText, phoneNumber } from "./field_schemas.ts";
 
 const name = fieldText("name");
@@ -236,9 +243,26 @@ const user = z.strictObject({
   teams: teams.optional(),
 });
 
+/** issuedAt: Unix time in seconds, or in milliseconds above 10^12; a number or digits. */
+const issuedAt = z.union([z.number(), z.string().trim()], msg("expected Unix time"))
+  .transform((value, ctx) => {
+    const n = typeof value === "number" ? value : /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+    const date = new Date(n > FRESHNESS.millisecondsAbove ? n : n * 1000);
+    if (!Number.isInteger(n) || n <= 0 || Number.isNaN(date.getTime())) {
+      ctx.addIssue({
+        code: "custom",
+        message: "expected Unix time in seconds (or milliseconds), a positive whole number",
+      });
+      return z.NEVER;
+    }
+    return date;
+  });
+
 /** The whole payload. */
 export const payloadSchema = z.strictObject({
   algorithm: z.literal(ALGORITHM),
+  issuedAt: issuedAt.optional(),
+  nonce: fieldText("nonce").optional(),
   context: z.strictObject({
     user,
     environment: z.strictObject({ parameters }),

@@ -3,9 +3,10 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { Context } from "hono";
 import { limitBody } from "../http/body_limit.ts";
-import type { AppRow } from "../../db/queries/apps.ts";
 import { cachedApp } from "./app_cache.ts";
-import { insertFailedLaunch } from "../../db/queries/launch.ts";
+import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/launch.ts";
+import { sha256 } from "../crypto/hashing.ts";
+import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
@@ -18,7 +19,7 @@ import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
 import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
-import { setPortalCookie } from "../auth/cookies.ts";
+import { loginCookieValue, PORTAL_COOKIE, setPortalCookie } from "../auth/cookies.ts";
 import { errorPage } from "./error_page.tsx";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 
@@ -60,9 +61,10 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
   /** Runs one launch or dry run; turns every refusal into the response the caller expects. */
   async function handle(c: Context<AppEnv>, dryRun: boolean): Promise<Response> {
     const appName = c.req.param("app_name") ?? "";
-    let appRow: AppRow | null = null;
+    let appRow: LaunchApp | null = null;
     let payload: Record<string, unknown> | null = null;
     let warnings: LaunchWarning[] = [];
+    let replay: FreshnessOutcome["replay"] = null;
     try {
       appRow = await cachedApp(deps, appName);
       if (!appRow || !appRow.enabled) {
@@ -70,10 +72,13 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
       }
       const raw = await readSignedRequest(c);
-      const verified = await verifySignedRequest(raw, await signingKeys(deps, appRow));
+      const keys = await signingKeys(deps, appRow);
+      const verified = await verifySignedRequest(raw, keys.map((k) => k.key));
       payload = verified.payload;
       if (verified.repaired) warnings = [verified.repaired];
       const parsed = parseLaunchPayload(verified.payload);
+      const freshness = checkFreshness(appRow, parsed.freshness, verified.signature, new Date());
+      replay = freshness.replay;
       const meta = {
         appId: appRow.id,
         appName: appRow.appName,
@@ -81,6 +86,8 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
         warnings,
+        keyUsed: keys[verified.keyIndex].which,
+        freshness,
       };
       if (dryRun) {
         const plan = await planLaunch(deps, parsed, meta);
@@ -88,19 +95,13 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       }
       const result = await runLaunch(deps, parsed, meta);
       setPortalCookie(c, prefix, result.loginToken);
-      const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${result.sessionId}` +
-        `?launch=${result.launchId}`;
-      if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
-      return c.json({
-        sessionId: result.sessionId,
-        agentId: result.agentId,
-        customerId: result.customerId,
-        launchId: result.launchId,
-        redirectUrl,
-        warnings: result.warnings,
-      });
+      return landed(c, result.sessionId, result.launchId, { ...result, warnings: result.warnings });
     } catch (err) {
       const refusal = err instanceof AppError ? err : null;
+      if (!dryRun && refusal?.code === "launch_replayed" && appRow && replay) {
+        const back = await reentry(c, appRow.id, replay.key);
+        if (back) return back;
+      }
       if (!dryRun) {
         // Every attempt is in the launch log, an unexpected failure too (then rethrown: a 500).
         await insertFailedLaunch(deps.sql, {
@@ -119,6 +120,37 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       c.header("Content-Security-Policy", frameAncestorsCsp(origins));
       return c.html(errorPage(refusal, origins), refusal.status);
     }
+  }
+
+  /** The answer of a launch that landed: 303 to the session screen, or JSON. */
+  function landed(
+    c: Context<AppEnv>,
+    sessionId: number,
+    launchId: number,
+    body: { agentId?: number; customerId?: number; warnings: LaunchWarning[] },
+  ): Response {
+    const redirectUrl = `${publicOrigin(deps.config, c)}${prefix}/sessions/${sessionId}` +
+      `?launch=${launchId}`;
+    if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
+    return c.json({
+      sessionId,
+      agentId: body.agentId,
+      customerId: body.customerId,
+      launchId,
+      redirectUrl,
+      warnings: body.warnings,
+    });
+  }
+
+  /**
+   * A replay from the browser that holds the live login its first launch created (a double
+   * submit, a reload) goes back to that session: no new login, nothing rewritten.
+   */
+  async function reentry(c: Context<AppEnv>, appId: number, replayKey: string) {
+    const token = loginCookieValue(c, PORTAL_COOKIE);
+    if (!token) return null;
+    const found = await reentryOf(deps.sql, { tokenHash: await sha256(token), appId, replayKey });
+    return found ? landed(c, found.sessionId, found.launchId, { warnings: [] }) : null;
   }
 
   app.post(LAUNCH_ROUTE, limit, (c) => handle(c, false));

@@ -17,6 +17,10 @@ export interface VerifiedRequest {
   payload: Record<string, unknown>;
   /** Set when the value needed a repair before it verified (see repairSignedRequest). */
   repaired: RepairWarning | null;
+  /** The signature segment as verified (a replay key for requests without a nonce). */
+  signature: string;
+  /** Which of the keys verified it (its index in the list given). */
+  keyIndex: number;
 }
 
 /** The warning a repaired signed_request carries. */
@@ -142,9 +146,12 @@ export async function verifySignedRequest(
       "signed_request must be <signature>.<encoded_payload>",
     );
   }
-  let ok = false;
-  for (const key of keys) ok = (await signatureMatches(raw, key)) || ok;
-  if (!ok) throw invalidSignature();
+  // Every key is tried (no early exit), so the time taken does not say which one matched.
+  let keyIndex = -1;
+  for (const [i, key] of keys.entries()) {
+    if ((await signatureMatches(raw, key)) && keyIndex < 0) keyIndex = i;
+  }
+  if (keyIndex < 0) throw invalidSignature();
 
   const encodedPayload = raw.slice(dot + 1);
   const bytes = decodeBase64(encodedPayload);
@@ -187,5 +194,12 @@ export async function verifySignedRequest(
       `Unsupported algorithm: ${typeof algorithm === "string" ? algorithm : String(algorithm)}`,
     );
   }
-  return { encodedPayload, payloadText, payload: payload as Record<string, unknown>, repaired };
+  return {
+    encodedPayload,
+    payloadText,
+    payload: payload as Record<string, unknown>,
+    repaired,
+    signature: raw.slice(0, dot),
+    keyIndex,
+  };
 }

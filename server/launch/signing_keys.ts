@@ -1,18 +1,22 @@
 /**
- * The keys a launch for an app is signed with: the API key, or the consumer secret (OAuth apps).
- * Decrypted keys are kept in memory by their sealed text, so a launch costs no AES-GCM decrypt;
- * a rotated key has a new sealed text, so the cache never serves an old key.
+ * The keys a launch for an app is verified with: the API key (or, for OAuth apps, the consumer
+ * secret), and during a rotation's overlap the previous one too. Decrypted keys are kept in memory
+ * by their sealed text, so a launch costs no AES-GCM decrypt; a rotated key has a new sealed text,
+ * so the cache never serves an old key.
  */
-import type { AppRow } from "../../db/queries/apps.ts";
+import type { LaunchApp } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
 
 const MAX_CACHED = 1000;
 const caches = new WeakMap<Deps, Map<string, Promise<string>>>();
 
-/** The app's signing keys, decrypted. */
-export async function signingKeys(deps: Deps, app: AppRow): Promise<string[]> {
-  const sealed = app.authType === "signed_request" ? app.apiKeySealed : app.consumerSecretSealed;
-  if (!sealed) return [];
+/** A signing key and which one it is. */
+export interface SigningKey {
+  key: string;
+  which: "current" | "previous";
+}
+
+function decrypted(deps: Deps, sealed: string): Promise<string> {
   let cache = caches.get(deps);
   if (!cache) caches.set(deps, cache = new Map());
   let key = cache.get(sealed);
@@ -22,5 +26,32 @@ export async function signingKeys(deps: Deps, app: AppRow): Promise<string[]> {
     cache.set(sealed, key);
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
   }
-  return [await key];
+  return key;
+}
+
+/** What the keys are read from (an app row of the launch or of the admin). */
+export type KeyedApp =
+  & Pick<LaunchApp, "authType" | "apiKeySealed" | "consumerSecretSealed">
+  & Partial<
+    Pick<
+      LaunchApp,
+      "apiKeyPreviousSealed" | "consumerSecretPreviousSealed" | "previousKeyExpiresAt"
+    >
+  >;
+
+/** The app's live signing keys at `now`, decrypted: the current one, then the previous one. */
+export async function signingKeys(
+  deps: Deps,
+  app: KeyedApp,
+  now = new Date(),
+): Promise<SigningKey[]> {
+  const signed = app.authType === "signed_request";
+  const current = signed ? app.apiKeySealed : app.consumerSecretSealed;
+  const previous = signed ? app.apiKeyPreviousSealed : app.consumerSecretPreviousSealed;
+  const keys: SigningKey[] = [];
+  if (current) keys.push({ key: await decrypted(deps, current), which: "current" });
+  if (previous && app.previousKeyExpiresAt && app.previousKeyExpiresAt > now) {
+    keys.push({ key: await decrypted(deps, previous), which: "previous" });
+  }
+  return keys;
 }

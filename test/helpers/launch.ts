@@ -1,5 +1,6 @@
 /** Launch helpers for integration tests: an app to launch through, and JSON launches. */
 import { signPayload } from "../../server/launch/signed_request.ts";
+import { freshnessFields } from "../../server/launch/contract.ts";
 import type { Json } from "./payload.ts";
 import type { TestService } from "./service.ts";
 
@@ -28,6 +29,17 @@ export async function createTestApp(
   return await res.json();
 }
 
+/**
+ * Signs a launch as a real sender does: with a fresh `issuedAt` and a random `nonce` at the top
+ * level, unless the payload already has either (then it is signed exactly as given).
+ */
+export async function signLaunch(payload: Json, apiKey: string): Promise<string> {
+  const given = payload && typeof payload === "object" &&
+    ("issuedAt" in payload || "nonce" in payload);
+  const body = given ? payload : { ...payload, ...freshnessFields() };
+  return await signPayload(JSON.stringify(body), apiKey);
+}
+
 /** Launches `payload` with `Accept: application/json`; throws unless it succeeds. */
 export async function launchOk(
   svc: TestService,
@@ -38,7 +50,7 @@ export async function launchOk(
     method: "POST",
     headers: { Accept: "application/json" },
     body: new URLSearchParams({
-      signed_request: await signPayload(JSON.stringify(payload), app.apiKey),
+      signed_request: await signLaunch(payload, app.apiKey),
     }),
   });
   if (res.status !== 200) throw new Error(`launch: ${res.status} ${await res.text()}`);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
-import { signPayload } from "../../../server/launch/signed_request.ts";
+import { signLaunch } from "../../helpers/launch.ts";
 import { type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const corpus = JSON.parse(
@@ -14,11 +14,11 @@ const corpus = JSON.parse(
 );
 const fixtures = launchFixtures(backends);
 
-/** Replaces $U (and $SESSION) in every string and key of `value`. */
+/** Replaces $U in every string and key of `value`; "$SESSION" and "$NOW" (Unix seconds). */
 function fill(value: Json, vars: Record<string, string>): Json {
   if (typeof value === "string") {
-    const whole = value === "$SESSION" ? vars.$SESSION : null;
-    if (whole !== null) return whole;
+    if (value === "$SESSION") return vars.$SESSION;
+    if (value === "$NOW") return Math.floor(Date.now() / 1000);
     return value.replaceAll("$U", vars.$U);
   }
   if (Array.isArray(value)) return value.map((v) => fill(v, vars));
@@ -45,12 +45,12 @@ function payloadOf(c: Json, vars: Record<string, string>): Json {
 
 /** Signs `payload` and damages the signed_request as the case's transport does. */
 async function signedRequest(f: LaunchFixture, payload: Json, transport?: string) {
-  let signed = await signPayload(JSON.stringify(payload), f.app.apiKey);
+  let signed = await signLaunch(payload, f.app.apiKey);
   if (transport === "spaces") {
     // The case needs a '+' to lose: vary referenceId until the Base64 text has one.
     for (let i = 0; !signed.includes("+"); i++) {
       payload.context.environment.parameters.referenceId = `R${i}`;
-      signed = await signPayload(JSON.stringify(payload), f.app.apiKey);
+      signed = await signLaunch(payload, f.app.apiKey);
     }
     return signed.replaceAll("+", " ");
   }

@@ -6,7 +6,7 @@ import type { Backend } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { type Json, launchPayload } from "../../helpers/payload.ts";
-import { signPayload } from "../../../server/launch/signed_request.ts";
+import { signLaunch } from "../../helpers/launch.ts";
 
 /** Options of one launch request. */
 export interface LaunchOptions {
@@ -60,7 +60,7 @@ async function startFixture(backend: Backend): Promise<LaunchFixture> {
     published: true,
   })).json();
   const launch = async (p: Json, opts: LaunchOptions = {}) => {
-    const signed = opts.raw ?? await signPayload(JSON.stringify(p), opts.key ?? app.apiKey);
+    const signed = opts.raw ?? await signLaunch(p, opts.key ?? app.apiKey);
     return await svc.request(opts.path ?? "/portal/api/auth/app/crm", {
       method: "POST",
       headers: opts.json ? { Accept: "application/json" } : { Accept: "text/html" },

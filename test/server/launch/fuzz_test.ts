@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { backends } from "../../helpers/db.ts";
 import type { Json } from "../../helpers/payload.ts";
-import { signPayload } from "../../../server/launch/signed_request.ts";
+import { signLaunch } from "../../helpers/launch.ts";
 import { ADMIN_CLIENT } from "../../helpers/service.ts";
 import { delta, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
@@ -72,6 +72,8 @@ const PARAMS = ["context", "environment", "parameters"];
 /** Where the mutations land: every field of the contract, and the containers above them. */
 const TARGETS: string[][] = [
   ["algorithm"],
+  ["issuedAt"],
+  ["nonce"],
   ["context"],
   ["context", "user"],
   ["context", "environment"],
@@ -220,7 +222,7 @@ for (const backend of backends) {
           method: "POST",
           headers: acceptHeader ? { Accept: acceptHeader } : {},
           body: new URLSearchParams({
-            signed_request: await signPayload(JSON.stringify(payload), f.app.apiKey),
+            signed_request: await signLaunch(payload, f.app.apiKey),
           }),
         });
         const status = res.status;
@@ -241,7 +243,7 @@ for (const backend of backends) {
         const res = await f.svc.request("/portal/api/auth/app/crm/validate", {
           method: "POST",
           body: new URLSearchParams({
-            signed_request: await signPayload(JSON.stringify(payload), f.app.apiKey),
+            signed_request: await signLaunch(payload, f.app.apiKey),
           }),
         });
         await readableAnswer(res, false);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { forgetApps } from "../../../server/launch/app_cache.ts";
-import { signPayload } from "../../../server/launch/signed_request.ts";
+import { signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
@@ -314,7 +314,7 @@ for (const backend of backends) {
 
   test("accepts multipart/form-data bodies like url-encoded ones", async (f) => {
     const form = new FormData();
-    form.set("signed_request", await signPayload(JSON.stringify(freshPayload()), f.app.apiKey));
+    form.set("signed_request", await signLaunch(freshPayload(), f.app.apiKey));
     const res = await f.svc.request("/portal/api/auth/app/crm", {
       method: "POST",
       headers: { Accept: "application/json" },
@@ -380,11 +380,11 @@ for (const backend of backends) {
       method: "POST",
       headers: { Origin: "http://host.test" },
       body: new URLSearchParams({
-        signed_request: await signPayload(
-          JSON.stringify(freshPayload({
+        signed_request: await signLaunch(
+          freshPayload({
             contactId: known.context.environment.parameters.contactId,
             contactEmail: known.context.environment.parameters.contactEmail,
-          })),
+          }),
           f.app.apiKey,
         ),
       }),
