@@ -27,6 +27,14 @@ export interface Config {
   tokenCacheSeconds: number;
   trustProxy: boolean;
   logLevel: typeof LOG_LEVELS[number];
+  /** Failed launches per client address per minute before the address gets 429. */
+  launchFailuresPerMinute: number;
+  /** Failed token requests per client address per minute before the address gets 429. */
+  tokenFailuresPerMinute: number;
+  /** Launch-log records are deleted after this many days. */
+  launchLogRetentionDays: number;
+  /** Their personal data (payload, client address, user agent) is erased after this many. */
+  launchLogPayloadDays: number;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -103,6 +111,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.string().trim().toLowerCase().optional().transform((v) => v || "info").pipe(
     z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }),
   ),
+  LAUNCH_FAILURES_PER_MINUTE: intText(60, 1, 1_000_000),
+  TOKEN_FAILURES_PER_MINUTE: intText(30, 1, 1_000_000),
+  LAUNCH_LOG_RETENTION_DAYS: intText(90, 1, 3650),
+  LAUNCH_LOG_PAYLOAD_DAYS: intText(30, 1, 3650),
 });
 
 function isOrigin(value: string): boolean {
@@ -147,6 +159,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(e.BOOTSTRAP_CLIENT_ID) !== Boolean(e.BOOTSTRAP_CLIENT_SECRET)) {
     problems.push("BOOTSTRAP_CLIENT_ID/BOOTSTRAP_CLIENT_SECRET: set both or neither");
   }
+  if (e.LAUNCH_LOG_PAYLOAD_DAYS > e.LAUNCH_LOG_RETENTION_DAYS) {
+    problems.push(
+      "LAUNCH_LOG_PAYLOAD_DAYS: at most LAUNCH_LOG_RETENTION_DAYS (personal data goes first)",
+    );
+  }
   if (problems.length) throw new ConfigError(problems);
   return {
     port: e.PORT,
@@ -165,5 +182,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    launchFailuresPerMinute: e.LAUNCH_FAILURES_PER_MINUTE,
+    tokenFailuresPerMinute: e.TOKEN_FAILURES_PER_MINUTE,
+    launchLogRetentionDays: e.LAUNCH_LOG_RETENTION_DAYS,
+    launchLogPayloadDays: e.LAUNCH_LOG_PAYLOAD_DAYS,
   };
 }

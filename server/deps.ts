@@ -3,6 +3,7 @@ import type { Sql } from "../db/mod.ts";
 import type { Config } from "./config.ts";
 import type { SecretBox } from "./crypto/secret_box.ts";
 import type { AuthService } from "./oauth/auth_service.ts";
+import type { FailureLimiter } from "./auth/sign_in_limiter.ts";
 
 /** The service's dependencies, created once at startup (or per test). */
 export interface Deps {
@@ -10,4 +11,6 @@ export interface Deps {
   sql: Sql;
   secrets: SecretBox;
   auth: AuthService;
+  /** Failures per client address, for the 429 of too many failed launches or token requests. */
+  failures: { launch: FailureLimiter; token: FailureLimiter };
 }

@@ -54,19 +54,11 @@ const server = Deno.serve({
   },
 }, service.app.fetch);
 
-const purge = setInterval(() => {
-  service.deps.auth.purgeExpired().catch((err) =>
-    log.warn("token purge failed", { error: err.message })
-  );
-}, 3_600_000);
-Deno.unrefTimer(purge);
-
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
-  clearInterval(purge);
   await server.shutdown();
   await service.close();
   Deno.exit(0);

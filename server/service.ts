@@ -15,6 +15,8 @@ import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { setLogLevel } from "./log.ts";
 import { AuthService } from "./oauth/auth_service.ts";
+import { startHousekeeping } from "./housekeeping.ts";
+import { FailureLimiter } from "./auth/sign_in_limiter.ts";
 import { resolveSecretKey } from "./auth/secret_key.ts";
 
 /** A started service. */
@@ -53,7 +55,16 @@ export async function startService(config: Config, options: StartOptions = {}): 
       tokenTtlSeconds: config.tokenTtlSeconds,
       cacheSeconds: config.tokenCacheSeconds,
     });
-    const deps: Deps = { config, sql: db.sql, secrets, auth };
+    const deps: Deps = {
+      config,
+      sql: db.sql,
+      secrets,
+      auth,
+      failures: {
+        launch: new FailureLimiter(config.launchFailuresPerMinute, 60_000),
+        token: new FailureLimiter(config.tokenFailuresPerMinute, 60_000),
+      },
+    };
     if (config.adminEmail && config.adminPassword) {
       await ensureAdmin(db.sql, config.adminEmail, config.adminPassword);
     }
@@ -64,7 +75,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const demo = db.mode === "embedded" && nothingConfigured && options.demoData !== false
       ? await createDemoData(deps)
       : null;
-    return { app: buildApp(deps), deps, db, migrated, demo, close: () => db.close() };
+    const stopHousekeeping = startHousekeeping(db.sql, config);
+    return {
+      app: buildApp(deps),
+      deps,
+      db,
+      migrated,
+      demo,
+      close: () => {
+        stopHousekeeping();
+        return db.close();
+      },
+    };
   } catch (err) {
     if (!options.db) await db.close();
     throw err;

@@ -177,7 +177,8 @@ export async function writeLaunch(
       insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
         user_agent, payload, view, warnings, key_used, protection, replay_key)
       select ${v.launch.appId}, ${v.launch.appName}, 'ok', ${agentId}, session.id,
-        ${v.launch.clientAddress}, ${v.launch.userAgent}, ${json(v.launch.payload)},
+        ${v.launch.clientAddress}, ${v.launch.userAgent?.slice(0, 256) ?? null},
+        ${json(v.launch.payload)},
         ${json(v.launch.view)}, ${json(v.launch.warnings)}, ${v.launch.keyUsed},
         ${v.launch.protection}, ${v.launch.replayKey}
       from session
@@ -210,8 +211,8 @@ export async function insertFailedLaunch(
   const [row] = await tx<{ id: number }[]>`
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
       payload, warnings)
-    values (${v.appId}, ${v.appName}, ${v.outcome}, ${v.message}, ${v.clientAddress},
-      ${v.userAgent}, ${v.payload === null ? null : jsonb(tx, v.payload)},
+    values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${v.message}, ${v.clientAddress},
+      ${v.userAgent?.slice(0, 256) ?? null}, ${v.payload === null ? null : jsonb(tx, v.payload)},
       ${jsonb(tx, v.warnings)})
     returning id
   `;

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { Context } from "hono";
 import { limitBody } from "../http/body_limit.ts";
+import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { cachedApp } from "./app_cache.ts";
 import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/launch.ts";
 import { sha256 } from "../crypto/hashing.ts";
@@ -52,6 +53,14 @@ async function readSignedRequest(c: Context): Promise<string | undefined> {
   return value;
 }
 
+/** Launches for apps that do not exist, since this process started (they write no row). */
+let unknownAppLaunches = 0;
+
+/** Launches for apps that do not exist, since this process started. */
+export function unknownAppLaunchCount(): number {
+  return unknownAppLaunches;
+}
+
 /** Launch routes, mounted at PORTAL_PREFIX. */
 export function launchRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -65,7 +74,9 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     let payload: Record<string, unknown> | null = null;
     let warnings: LaunchWarning[] = [];
     let replay: FreshnessOutcome["replay"] = null;
+    const address = clientAddress(deps, c);
     try {
+      refuseWhenFailingTooOften(deps.failures.launch, address, "launches");
       appRow = await cachedApp(deps, appName);
       if (!appRow || !appRow.enabled) {
         appRow = null;
@@ -82,7 +93,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       const meta = {
         appId: appRow.id,
         appName: appRow.appName,
-        clientAddress: clientAddress(deps, c),
+        clientAddress: address,
         userAgent: c.req.header("User-Agent") ?? null,
         payload,
         warnings,
@@ -102,18 +113,28 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         const back = await reentry(c, appRow.id, replay.key);
         if (back) return back;
       }
-      if (!dryRun) {
-        // Every attempt is in the launch log, an unexpected failure too (then rethrown: a 500).
+      if (refusal?.status !== 429) deps.failures.launch.fail(address ?? "unknown");
+      if (!dryRun && appRow) {
+        // Every attempt for a known app is in the launch log, an unexpected failure too (then
+        // rethrown: a 500).
         await insertFailedLaunch(deps.sql, {
-          appId: appRow?.id ?? null,
-          appName,
+          appId: appRow.id,
+          appName: appRow.appName,
           outcome: refusal?.code ?? "internal_error",
           message: refusal?.message ?? "Internal server error",
-          clientAddress: clientAddress(deps, c),
+          clientAddress: address,
           userAgent: c.req.header("User-Agent") ?? null,
           payload,
           warnings,
         }).catch((e) => log.error("cannot record failed launch", { error: e.message }));
+      } else if (!dryRun && refusal?.code === "app_not_found") {
+        // Unauthenticated and unbounded: logged and counted, never written to the database.
+        unknownAppLaunches++;
+        log.warn("launch for an unknown app", {
+          appName: appName.slice(0, 64),
+          clientAddress: address,
+          count: unknownAppLaunches,
+        });
       }
       if (!refusal || dryRun || !prefersHtml(c)) throw err;
       const origins = appRow?.frameAncestors ?? [];

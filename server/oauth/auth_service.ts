@@ -6,7 +6,6 @@
  */
 import type { Sql } from "../../db/mod.ts";
 import {
-  deleteExpiredTokens,
   findLiveToken,
   findLiveTokenDetails,
   insertToken,
@@ -128,10 +127,5 @@ export class AuthService {
   /** Number of cached validations (for tests and metrics). */
   get cacheSize(): number {
     return this.#cache.size;
-  }
-
-  /** Deletes long-expired token rows. */
-  async purgeExpired(): Promise<number> {
-    return await deleteExpiredTokens(this.sql);
   }
 }

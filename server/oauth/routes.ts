@@ -5,6 +5,8 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { OAuthError } from "../http/errors.ts";
 import { publicOrigin } from "../http/public_origin.ts";
+import { clientAddress } from "../http/client_address.ts";
+import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { authenticateClient, readClientCredentials } from "./client_auth.ts";
 import { readOAuthForm } from "./form.ts";
 import { isScope, SCOPES } from "./scopes.ts";
@@ -17,6 +19,16 @@ const limit = limitBody(OAUTH_BODY_LIMIT_KIB);
 /** Routes under /api/v1/oauth2. */
 export function oauthRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  // Failed token requests count per client address; too many answer 429 (failure_rate.ts).
+  app.use("/token", async (c, next) => {
+    const address = clientAddress(deps, c);
+    refuseWhenFailingTooOften(deps.failures.token, address, "token requests");
+    await next();
+    if (c.error instanceof OAuthError || c.res.status === 400 || c.res.status === 401) {
+      deps.failures.token.fail(address ?? "unknown");
+    }
+  });
 
   app.post("/token", limit, async (c) => {
     const form = await readOAuthForm(c);

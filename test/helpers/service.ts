@@ -49,7 +49,7 @@ export async function startTestService(
   return {
     ...service,
     db,
-    close: () => db.close(),
+    close: () => service.close(),
     request,
     async adminToken(scope?: string) {
       const body = new URLSearchParams({
