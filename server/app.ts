@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { handleError } from "./http/errors.ts";
+import { completePagePolicy } from "./http/page_policy.ts";
 import { log } from "./log.ts";
 import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
@@ -50,6 +51,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
     });
   });
   app.use("*", securityHeaders(deps.config.publicUrl));
+  app.use("*", completePagePolicy());
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {

@@ -5,7 +5,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
-import { adminApiRoutes } from "../admin/api_routes.ts";
+import { adminApiRoutes } from "../admin/api/routes.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { documentOAuth } from "../oauth/openapi.ts";
@@ -57,7 +57,6 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
     responses: { 200: { description: "The document (CORS: any origin)" } },
   });
   v1.get("/docs", (c) => {
-    c.header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'");
     return c.html(docsPage(openApiDocument(v1, publicOrigin(deps.config, c))));
   });
   v1.openAPIRegistry.registerPath({

@@ -6,5 +6,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     token: TokenInfo;
+    /** The CSP nonce of this request's inline code, when a page made one (page_policy.ts). */
+    cspNonce?: string;
   };
 }

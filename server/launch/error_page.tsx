@@ -5,9 +5,10 @@ import { MESSAGE_TYPES } from "./contract.ts";
 
 /**
  * The error page: shows the message and posts `{type: MESSAGE_TYPES.error, status, message,
- * errors}` to window.parent or window.opener, only to the app's exact allowed origins.
+ * errors}` to window.parent or window.opener, only to the app's exact allowed origins. Its inline
+ * style and script carry the request's CSP nonce.
  */
-export function errorPage(err: AppError, frameAncestors: string[]): string {
+export function errorPage(err: AppError, frameAncestors: string[], nonce: string): string {
   const detail = {
     type: MESSAGE_TYPES.error,
     status: err.status,
@@ -25,7 +26,7 @@ export function errorPage(err: AppError, frameAncestors: string[]): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>Launch failed</title>
-        <style>
+        <style nonce={nonce}>
           {"body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
             "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}"}
         </style>
@@ -47,7 +48,7 @@ export function errorPage(err: AppError, frameAncestors: string[]): string {
             : null}
           <p>Status {err.status}. Please contact the administrator of your application.</p>
         </main>
-        <script>{raw(script)}</script>
+        <script nonce={nonce}>{raw(script)}</script>
       </body>
     </html>
   );

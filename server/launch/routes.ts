@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import type { Context } from "hono";
 import { limitBody } from "../http/body_limit.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
+import { cspNonce } from "../http/page_policy.ts";
 import { cachedApp } from "./app_cache.ts";
 import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/launch.ts";
 import { sha256 } from "../crypto/hashing.ts";
@@ -139,7 +140,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       if (!refusal || dryRun || !prefersHtml(c)) throw err;
       const origins = appRow?.frameAncestors ?? [];
       c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-      return c.html(errorPage(refusal, origins), refusal.status);
+      return c.html(errorPage(refusal, origins, cspNonce(c)), refusal.status);
     }
   }
 

@@ -8,6 +8,12 @@ import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixtu
 
 const fixtures = launchFixtures(backends);
 
+/** The frame-ancestors directive of a page's Content-Security-Policy. */
+function framing(res: Response): string | undefined {
+  return res.headers.get("Content-Security-Policy")?.split("; ")
+    .find((d) => d.startsWith("frame-ancestors"));
+}
+
 for (const backend of backends) {
   const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
     Deno.test({
@@ -46,13 +52,14 @@ for (const backend of backends) {
     });
     assert.equal(screen.status, 200);
     assert.equal(
-      screen.headers.get("Content-Security-Policy"),
+      framing(screen),
       "frame-ancestors 'self' http://host.test",
       "the launch's app may frame the session screen",
     );
+    assert.match(screen.headers.get("Content-Security-Policy")!, /^default-src 'none'; /);
     assert.match(await screen.text(), /Grace Hopper/);
     const plain = await f.svc.request(url.pathname, { headers: { Cookie: pair } });
-    assert.equal(plain.headers.get("Content-Security-Policy"), "frame-ancestors 'self'");
+    assert.equal(framing(plain), "frame-ancestors 'self'");
     await plain.body?.cancel();
     const noCookie = await f.svc.request(url.pathname);
     assert.equal(noCookie.status, 303, "no cookie: sign in first");
@@ -301,11 +308,12 @@ for (const backend of backends) {
   test("refusals reach browsers as a page that posts to the allowed origin only", async (f) => {
     const res = await f.launch(freshPayload({}, { email: "bad" }));
     assert.equal(res.status, 400);
-    assert.equal(
-      res.headers.get("Content-Security-Policy"),
-      "frame-ancestors 'self' http://host.test",
-    );
+    assert.equal(framing(res), "frame-ancestors 'self' http://host.test");
+    const csp = res.headers.get("Content-Security-Policy")!;
+    const nonce = csp.match(/script-src 'self' 'nonce-([A-Za-z0-9_-]+)'/)?.[1];
+    assert.ok(nonce, csp);
     const html = await res.text();
+    assert.match(html, new RegExp(`<script nonce="${nonce}">`), "the inline script has the nonce");
     assert.match(html, /role="alert"/);
     assert.match(html, /"type":"portal-launcher:error"/);
     assert.match(html, /\["http:\/\/host\.test"\]/);
