@@ -6,7 +6,7 @@ import { hashPassword, hashSecret, verifyPassword, verifySecret } from "./crypto
 import { generateToken } from "./crypto/random_token.ts";
 import type { Deps } from "./deps.ts";
 import { SCOPES } from "./oauth/scopes.ts";
-import { createAppConfig } from "./admin/apps.ts";
+import { createApp as createAppConfig } from "./admin/apps.ts";
 import { addCategory, addPath } from "./admin/guided_paths.ts";
 import { addCustomField } from "./admin/settings.ts";
 

@@ -1,4 +1,4 @@
-/** Authentication configurations (spec §2.1) and their API clients: the rules, in one place. */
+/** Apps (spec §2.1 "authentication configuration") and their API clients: the rules, in one place. */
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
 import {
@@ -58,12 +58,12 @@ function notFound(appName: string): AppError {
 
 function nameTaken(appName: string): AppError {
   return new AppError(409, "app_exists", `App Name ${appName} is already used`, [
-    { path: "appName", message: "already used by another configuration" },
+    { path: "appName", message: "already used by another app" },
   ]);
 }
 
 /**
- * Checks the per-type fields of a merged configuration: signed_request carries an API key and
+ * Checks the per-type fields of a merged app: signed_request carries an API key and
  * no consumer credentials; oauth2_signed_request carries both consumer fields and no API key.
  */
 function typeErrors(
@@ -131,8 +131,8 @@ async function loadApp(tx: Tx, appName: string): Promise<{ app: AppRow; client: 
   return { app, client };
 }
 
-/** Creates a configuration and its API client; the API key is generated when omitted. */
-export async function createAppConfig(
+/** Creates an app and its API client; the API key is generated when omitted. */
+export async function createApp(
   deps: Deps,
   origin: string,
   input: CreateAppInput,
@@ -171,8 +171,8 @@ export async function createAppConfig(
   return created;
 }
 
-/** Reads one configuration. */
-export async function getAppConfig(
+/** Reads one app; 404 when there is none of that name. */
+export async function appByName(
   deps: Deps,
   origin: string,
   appName: string,
@@ -181,8 +181,8 @@ export async function getAppConfig(
   return await details(deps, deps.sql, origin, app, client);
 }
 
-/** Lists every configuration. */
-export async function listAppConfigs(deps: Deps, origin: string): Promise<AppDetails[]> {
+/** Lists every app. */
+export async function allApps(deps: Deps, origin: string): Promise<AppDetails[]> {
   const apps = await listApps(deps.sql);
   const out: AppDetails[] = [];
   for (const app of apps) {
@@ -192,8 +192,8 @@ export async function listAppConfigs(deps: Deps, origin: string): Promise<AppDet
   return out;
 }
 
-/** Updates a configuration; switching authType clears the secrets of the other type. */
-export async function updateAppConfig(
+/** Updates an app; switching authType clears the secrets of the other type. */
+export async function changeApp(
   deps: Deps,
   origin: string,
   appName: string,
@@ -250,8 +250,8 @@ export async function updateAppConfig(
   return result.app;
 }
 
-/** Deletes a configuration with its API client and tokens. */
-export async function deleteAppConfig(deps: Deps, appName: string): Promise<void> {
+/** Deletes an app with its API client and tokens. */
+export async function removeApp(deps: Deps, appName: string): Promise<void> {
   const clientDbId = await deps.sql.begin(async (tx) => {
     const { app, client } = await loadApp(tx, appName);
     await deleteApp(tx, app.id);

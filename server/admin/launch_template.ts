@@ -1,10 +1,14 @@
 /** The JSON template (spec §2.2) an external application builds for a launch. */
-import { ALGORITHM } from "../launch/contract.ts";
+import { ALGORITHM, freshnessFields } from "../launch/contract.ts";
 
-/** A filled-in example payload listing every field, with the app's configured custom fields. */
+/**
+ * A filled-in example payload listing every field, with the app's configured custom fields, and
+ * the freshness fields a sender sets anew for every launch (`issuedAt` now, a random `nonce`).
+ */
 export function launchTemplate(customFieldNames: string[]): Record<string, unknown> {
   return {
     algorithm: ALGORITHM,
+    ...freshnessFields(),
     context: {
       user: {
         id: "agent42",

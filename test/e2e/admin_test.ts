@@ -5,7 +5,7 @@ import { signPayload } from "../../server/launch/signed_request.ts";
 import { launchChromium, OUTPUT_DIR } from "../helpers/browser.ts";
 import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
-import { launchOk } from "../helpers/launch.ts";
+import { launchOk, signLaunch } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
 
 const ADMIN = { email: "root@example.com", password: "admin-password-123" };
@@ -45,7 +45,7 @@ Deno.test({
         assert.equal(cookie.secure, false, "Secure only over https");
       });
 
-      await t.step("authentications: per-field errors, generate, create, template", async () => {
+      await t.step("apps: per-field errors, generate, create, template", async () => {
         await go("/admin/apps/new");
         await page.fill("#f-appName", "bad name!");
         await page.fill("#f-frameAncestors", "not-an-origin");
@@ -83,7 +83,7 @@ Deno.test({
         assert.match(await errorOf(page, "appName") ?? "", /already used/);
       });
 
-      await t.step("authentications: edit, disable, rotate the key (shown once)", async () => {
+      await t.step("apps: edit, disable, rotate the key (shown once)", async () => {
         await go("/admin/apps/crm/edit");
         await page.fill("#f-name", "Acme CRM v2");
         await page.click("button[name=save]");
@@ -132,13 +132,13 @@ Deno.test({
       });
 
       await t.step("guided paths: category, path with steps and translations", async () => {
-        await go("/admin/catalog");
+        await go("/admin/guided-paths");
         await page.click("button:has-text('Add category')");
         assert.match(await errorOf(page, "name") ?? "", /required/);
         await page.fill("#f-name", "Printers");
         await page.click("button:has-text('Add category')");
         await page.waitForSelector("h2:has-text('Printers')");
-        await go("/admin/catalog/paths/new");
+        await go("/admin/guided-paths/paths/new");
         await page.fill("#f-title", "Printer offline");
         await page.fill("#f-tags", "Printer, Offline");
         await page.check("#c-published-on");
@@ -151,7 +151,7 @@ Deno.test({
         assert.match(await errorOf(page, "translations") ?? "", /not valid JSON/);
         await page.fill("#f-translations", '{"fr": {"title": "Imprimante hors ligne"}}');
         await page.click("button:has-text('Save')");
-        await page.waitForURL(/\/admin\/catalog\/paths\/[0-9a-f-]{36}\?saved=1/);
+        await page.waitForURL(/\/admin\/guided-paths\/paths\/[0-9a-f-]{36}\?saved=1/);
         const [p] = await svc.db.sql`select title, tags, steps, translations, published from paths`;
         assert.deepEqual(p.tags, ["printer", "offline"]);
         assert.deepEqual(p.steps, [
@@ -213,10 +213,7 @@ Deno.test({
           method: "POST",
           headers: { Accept: "application/json" },
           body: new URLSearchParams({
-            signed_request: await signPayload(
-              JSON.stringify(launchPayload({}, { email: "bad" })),
-              apiKey,
-            ),
+            signed_request: await signLaunch(launchPayload({}, { email: "bad" }), apiKey),
           }),
         }).then((r) => r.body?.cancel());
         await go("/admin/launches?outcome=invalid_payload");
@@ -297,7 +294,7 @@ Deno.test({
       await t.step("an agent's portal login cannot open the admin screens", async () => {
         const agentContext = await browser!.newContext();
         const agentPage = await agentContext.newPage();
-        const signed = await signPayload(JSON.stringify(launchPayload()), apiKey);
+        const signed = await signLaunch(launchPayload(), apiKey);
         await agentPage.goto(`${svc.base}/healthz`);
         await agentPage.setContent(
           `<form method="post" action="${svc.base}/portal/api/auth/app/crm">` +

@@ -1,6 +1,6 @@
 /** The admin screens' page frame and form pieces: one layout, errors next to their fields. */
 import type { Child } from "hono/jsx";
-import { raw } from "hono/html";
+import { assetPath } from "../../assets/static_files.ts";
 import type { FieldError } from "../../http/errors.ts";
 
 /** Who is signed in, and where the screens live. */
@@ -26,45 +26,23 @@ export function errorMap(errors: FieldError[] | undefined): Errors {
 }
 
 const SECTIONS: [string, string, string][] = [
-  ["apps", "/admin/apps", "Authentications"],
-  ["fields", "/admin/field-settings", "Field settings"],
-  ["custom", "/admin/custom-fields", "Custom fields"],
-  ["catalog", "/admin/catalog", "Guided paths"],
+  ["apps", "/admin/apps", "Apps"],
+  ["field-settings", "/admin/field-settings", "Field settings"],
+  ["custom-fields", "/admin/custom-fields", "Custom fields"],
+  ["guided-paths", "/admin/guided-paths", "Guided paths"],
   ["users", "/admin/users", "Users"],
   ["teams", "/admin/teams", "Teams"],
-  ["launches", "/admin/launches", "Launch log"],
+  ["launch-log", "/admin/launches", "Launch log"],
   ["inspector", "/admin/inspector", "Inspector"],
 ];
 
-const STYLE = `
-*{box-sizing:border-box}body{margin:0;font-family:system-ui,sans-serif;color:#1f2933;display:flex;
-min-height:100vh}nav.side{width:14rem;flex:none;background:#102a43;color:#fff;padding:1rem}
-nav.side a{color:#d9e2ec;text-decoration:none;display:block;padding:.35rem .5rem;border-radius:4px}
-nav.side a[aria-current=page]{background:#243b53;color:#fff;font-weight:bold}
-nav.side ul{list-style:none;padding:0;margin:1rem 0}
-main{flex:1;padding:1.2rem 2rem;max-width:70rem}h1{font-size:1.4rem;margin-top:0}h2{font-size:1.1rem}
-:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{border:1px solid #d9e2ec;
-padding:.3rem .5rem;text-align:left;vertical-align:top}
-.field{margin:.7rem 0}.field label{display:block;font-weight:600;margin-bottom:.2rem}
-.field input[type=text],.field input[type=email],.field input[type=password],.field select,
-.field textarea{font:inherit;padding:.35rem;width:100%;max-width:34rem;border:1px solid #9fb3c8;
-border-radius:4px}.field textarea{font-family:monospace}
-.field [aria-invalid=true]{border-color:#c53030;background:#fff5f5}
-.field-error{color:#c53030;margin:.2rem 0 0;font-size:.9rem}.hint{color:#52606d;font-size:.85rem;
-margin:.2rem 0 0}button,.button{font:inherit;padding:.35rem .9rem;border-radius:4px;
-border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;text-decoration:none;
-display:inline-block}button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
-button.danger{background:#c53030;border-color:#c53030}.row{display:flex;gap:.5rem;flex-wrap:wrap;
-align-items:center}.notice{background:#f0fff4;border:1px solid #2f855a;padding:.6rem .8rem;
-border-radius:4px}.alert{background:#fde8e8;border:1px solid #c53030;padding:.6rem .8rem;
-border-radius:4px}pre{background:#f5f7fa;border:1px solid #d9e2ec;padding:.6rem;overflow:auto;
-max-height:28rem}form.inline{display:inline}.secret{font-family:monospace;background:#fffbea;
-padding:.1rem .3rem}
-`;
-
-/** A full admin page. */
-export function adminPage(ctx: AdminContext | null, title: string, body: Child): string {
+/** A full admin page; `script` names a static file of server/assets/files/ it runs. */
+export function adminPage(
+  ctx: AdminContext | null,
+  title: string,
+  body: Child,
+  script?: string,
+): string {
   const page = (
     <html lang="en">
       <head>
@@ -72,7 +50,8 @@ export function adminPage(ctx: AdminContext | null, title: string, body: Child):
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title} · Portal Launcher admin</title>
         {ctx ? <meta name="csrf-token" content={ctx.csrf} /> : null}
-        <style>{raw(STYLE)}</style>
+        <link rel="stylesheet" href={assetPath("admin.css")} />
+        {script ? <script src={assetPath(script)} defer></script> : null}
       </head>
       <body>
         {ctx
@@ -160,7 +139,7 @@ export function Field(props: {
 export function Check(props: { name: string; label: string; checked: boolean; value?: string }) {
   const id = `c-${props.name}-${props.value ?? "on"}`;
   return (
-    <div class="field">
+    <div class="field check">
       <input
         type="checkbox"
         id={id}
@@ -168,7 +147,7 @@ export function Check(props: { name: string; label: string; checked: boolean; va
         value={props.value ?? "on"}
         checked={props.checked}
       />{" "}
-      <label for={id} style="display:inline">{props.label}</label>
+      <label for={id}>{props.label}</label>
     </div>
   );
 }

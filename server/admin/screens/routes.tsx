@@ -1,28 +1,31 @@
 /**
- * The administrators' screens under /admin: sign-in, then authentications, settings, the
- * guided-path catalog, users and teams, the launch log and the signed-request inspector.
- * Server-rendered forms that work without JavaScript; every POST carries the session's CSRF token.
+ * The administrators' screens under /admin: sign-in, then apps, field settings, custom fields,
+ * guided paths, users, teams, the launch log and the signed-request inspector, each group a
+ * sub-app of its own file. Server-rendered forms that work without JavaScript; every POST carries
+ * the session's CSRF token.
  */
 import { type Context, Hono } from "hono";
 import { limitBody } from "../../http/body_limit.ts";
 import { deleteLogin } from "../../../db/queries/logins.ts";
 import { clientAddress } from "../../http/client_address.ts";
 import type { Deps } from "../../deps.ts";
-import type { AppEnv } from "../../http/env.ts";
 import { AppError } from "../../http/errors.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
-import { appScreens } from "./apps_screens.tsx";
-import { configScreens } from "./config_screens.tsx";
-import { type AdminContext, adminPage, Banner, type Errors, Field } from "./layout.tsx";
-import { logScreens } from "./log_screens.tsx";
-import { peopleScreens } from "./people_screens.tsx";
-import { type AdminSession, currentAdmin } from "./session.ts";
 import { ADMIN_LOGIN_HOURS, clearAdminCookie, setAdminCookie } from "../../auth/cookies.ts";
+import { appDetailScreens } from "./app_detail.tsx";
+import { appsScreens } from "./apps_screens.tsx";
+import { customFieldsScreens } from "./custom_fields_screens.tsx";
+import { fieldSettingsScreens } from "./field_settings_screens.tsx";
+import type { ScreenEnv } from "./form_helpers.ts";
+import { guidedPathsScreens } from "./guided_paths_screens.tsx";
+import { inspectorScreens } from "./inspector_screens.tsx";
+import { launchLogScreens } from "./launch_log_screens.tsx";
+import { adminPage, Banner, type Errors, Field } from "./layout.tsx";
+import { currentAdmin } from "./session.ts";
+import { teamsScreens } from "./teams_screens.tsx";
+import { usersScreens } from "./users_screens.tsx";
 
-/** What every screen group gets. */
-export interface ScreenEnv extends AppEnv {
-  Variables: AppEnv["Variables"] & { admin: AdminSession; form: Record<string, unknown> };
-}
+export type { ScreenEnv } from "./form_helpers.ts";
 
 /** Failed admin sign-ins allowed per account and per address in ADMIN_LOGIN_WINDOW_MS. */
 export const ADMIN_LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
@@ -47,7 +50,6 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     await next();
     c.header("Cache-Control", "no-store");
     c.header("Content-Security-Policy", "frame-ancestors 'none'");
-    c.header("X-Content-Type-Options", "nosniff");
   });
   app.use("*", limitBody(256));
 
@@ -70,6 +72,16 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
       ),
       status,
     );
+
+  // The guided-path screens were once at /admin/catalog; old links and bookmarks still work.
+  app.get("/catalog/*", (c) => {
+    const url = new URL(c.req.url);
+    return c.redirect(
+      url.pathname.replace("/admin/catalog", "/admin/guided-paths") + url.search,
+      301,
+    );
+  });
+  app.get("/catalog", (c) => c.redirect("/admin/guided-paths", 301));
 
   app.get(
     "/login",
@@ -147,10 +159,16 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   });
 
   app.get("/", (c) => c.redirect("/admin/apps", 303));
-  appScreens(app, deps);
-  configScreens(app, deps);
-  peopleScreens(app, deps);
-  logScreens(app, deps);
+  // The list and form first: /apps/new is not an app's page.
+  app.route("/", appsScreens(deps));
+  app.route("/", appDetailScreens(deps));
+  app.route("/", fieldSettingsScreens(deps));
+  app.route("/", customFieldsScreens(deps));
+  app.route("/", guidedPathsScreens(deps));
+  app.route("/", usersScreens(deps));
+  app.route("/", teamsScreens(deps));
+  app.route("/", launchLogScreens(deps));
+  app.route("/", inspectorScreens(deps));
 
   app.onError((err, c) => {
     if (err instanceof AppError && (err.status === 404 || err.status === 409)) {
@@ -170,31 +188,4 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     throw err;
   });
   return app;
-}
-
-/** True when `err` is a refusal with one of `statuses` that the screen shows with the form. */
-export function isRefusal<S extends 400 | 404 | 409>(
-  err: unknown,
-  ...statuses: S[]
-): err is AppError & { status: S } {
-  return err instanceof AppError && (statuses as number[]).includes(err.status);
-}
-
-/** The page context of a screen in `section`. */
-export function adminContext(c: Context<ScreenEnv>, section: string): AdminContext {
-  return { admin: c.get("admin"), csrf: c.get("admin").csrf, section };
-}
-
-/** A form value as text ("" when absent or a file). */
-export function str(form: Record<string, unknown>, name: string): string {
-  const v = form[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === "string" ? first : "";
-}
-
-/** Every value of a repeated form field. */
-export function all(form: Record<string, unknown>, name: string): string[] {
-  const v = form[name];
-  const list = Array.isArray(v) ? v : v === undefined ? [] : [v];
-  return list.filter((x): x is string => typeof x === "string");
 }

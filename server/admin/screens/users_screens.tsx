@@ -1,36 +1,27 @@
-/** Users (agents and administrators) and teams. */
-import type { Context, Hono } from "hono";
+/** Users (agents and administrators): search, profile with teams, an agent's portal password. */
+import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
-import { AppError, validationError } from "../../http/errors.ts";
+import { validationError } from "../../http/errors.ts";
+import { AgentPasswordSchema } from "../schemas.ts";
 import {
   type AdminUserRow,
-  changeTeamName,
-  createTeam,
   findUsers,
-  removeTeam,
   saveProfile,
   setPassword,
   teams,
   userById,
 } from "../users.ts";
-import { AgentPasswordSchema } from "../schemas.ts";
+import { adminContext, all, idParam, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
 import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
-import { adminContext, all, isRefusal, type ScreenEnv, str } from "./routes.tsx";
 
 /** Users per page. */
 export const USERS_PAGE = 50;
 
-function idParam(c: Context): number {
-  const id = Number(c.req.param("id"));
-  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError(404, "not_found", "Not found");
-  return id;
-}
+/** The user screens: the searchable list and each user's page. */
+export function usersScreens(deps: Deps): Hono<ScreenEnv> {
+  const screens = new Hono<ScreenEnv>();
 
-/** Registers the user and team screens. */
-export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
-  const ctxOf = adminContext;
-
-  app.get("/users", async (c) => {
+  screens.get("/users", async (c) => {
     const q = (c.req.query("q") ?? "").trim().slice(0, 200);
     const role = c.req.query("role");
     const before = Number(c.req.query("before") ?? "");
@@ -47,7 +38,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
       before: String(shown.at(-1)?.id ?? 0),
     });
     return c.html(adminPage(
-      ctxOf(c, "users"),
+      adminContext(c, "users"),
       "Users",
       <>
         <form method="get" action="/admin/users" role="search" class="row">
@@ -107,7 +98,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
     },
     status: 200 | 400 | 409 = 200,
   ) {
-    const ctx = ctxOf(c, "users");
+    const ctx = adminContext(c, "users");
     const allTeams = await teams(deps);
     const v = state.values ?? {
       email: user.email,
@@ -190,12 +181,12 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
     );
   }
 
-  app.get("/users/:id", async (c) => {
+  screens.get("/users/:id", async (c) => {
     const user = await userById(deps, idParam(c));
     return userPage(c, user, { notice: c.req.query("saved") ? "Saved." : null });
   });
 
-  app.post("/users/:id", async (c) => {
+  screens.post("/users/:id", async (c) => {
     const id = idParam(c);
     const user = await userById(deps, id);
     const form = c.get("form");
@@ -223,7 +214,7 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
     }
   });
 
-  app.post("/users/:id/password", async (c) => {
+  screens.post("/users/:id/password", async (c) => {
     const id = idParam(c);
     const user = await userById(deps, id);
     const parsed = AgentPasswordSchema.safeParse({ password: str(c.get("form"), "password") });
@@ -242,108 +233,5 @@ export function peopleScreens(app: Hono<ScreenEnv>, deps: Deps): void {
     }
   });
 
-  async function teamsPage(
-    c: Context<ScreenEnv>,
-    state: { values?: Record<string, string>; errors?: Errors; error?: string | null },
-    status: 200 | 400 | 409 = 200,
-  ) {
-    const ctx = ctxOf(c, "teams");
-    const list = await teams(deps);
-    const errors = state.errors ?? {};
-    return c.html(
-      adminPage(
-        ctx,
-        "Teams",
-        <>
-          <Banner error={state.error ?? null} />
-          <table data-testid="teams">
-            <thead>
-              <tr>
-                <th scope="col">Team id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Members</th>
-                <th scope="col"></th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <code>{t.teamId}</code>
-                  </td>
-                  <td>
-                    <form method="post" action={`/admin/teams/${t.id}`} class="row">
-                      <Csrf ctx={ctx} />
-                      <label for={`team-${t.id}`} class="hint">Name</label>
-                      <input id={`team-${t.id}`} name="name" value={t.name} required />
-                      <button type="submit" class="secondary">Rename</button>
-                    </form>
-                  </td>
-                  <td>{String(t.members)}</td>
-                  <td>
-                    <form method="post" action={`/admin/teams/${t.id}/delete`}>
-                      <Csrf ctx={ctx} />
-                      <button type="submit" class="danger" aria-label={`Delete ${t.name}`}>
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <h2>Add a team</h2>
-          <p class="hint">Launches create teams named in user.teams by their teamId too.</p>
-          <form method="post" action="/admin/teams">
-            <Csrf ctx={ctx} />
-            <Field name="teamId" label="Team id" value={state.values?.teamId} errors={errors} />
-            <Field name="name" label="Name" value={state.values?.name} errors={errors} />
-            <button type="submit">Add team</button>
-          </form>
-        </>,
-      ),
-      status,
-    );
-  }
-
-  app.get("/teams", (c) => teamsPage(c, {}));
-
-  app.post("/teams", async (c) => {
-    const form = c.get("form");
-    const values = { teamId: str(form, "teamId"), name: str(form, "name") };
-    try {
-      await createTeam(deps, values);
-      return c.redirect("/admin/teams", 303);
-    } catch (err) {
-      if (isRefusal(err, 400, 409)) {
-        return teamsPage(c, {
-          values,
-          errors: errorMap(err.errors),
-          error: "Not saved: fix the fields marked below.",
-        }, err.status);
-      }
-      throw err;
-    }
-  });
-
-  app.post("/teams/:id", async (c) => {
-    try {
-      await changeTeamName(deps, idParam(c), { name: str(c.get("form"), "name") });
-      return c.redirect("/admin/teams", 303);
-    } catch (err) {
-      if (isRefusal(err, 400)) {
-        return teamsPage(
-          c,
-          { error: `Not renamed: ${err.errors?.[0]?.message ?? err.message}` },
-          400,
-        );
-      }
-      throw err;
-    }
-  });
-
-  app.post("/teams/:id/delete", async (c) => {
-    await removeTeam(deps, idParam(c));
-    return c.redirect("/admin/teams", 303);
-  });
+  return screens;
 }

@@ -1,0 +1,153 @@
+/** Admin API: apps (spec §2.1) with their API clients, key and secret rotation, token generator. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { generateToken } from "../../crypto/random_token.ts";
+import type { Deps } from "../../deps.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { publicOrigin } from "../../http/public_origin.ts";
+import { ErrorSchema, jsonBody, jsonResponse, validationHook } from "../../api/openapi_shared.ts";
+import {
+  allApps,
+  appByName,
+  changeApp,
+  createApp,
+  removeApp,
+  rotateApiKey,
+  rotateClientSecret,
+} from "../apps.ts";
+import {
+  AppNameSchema,
+  AppSchema,
+  AppWithSecretSchema,
+  CreateAppSchema,
+  UpdateAppSchema,
+} from "../schemas.ts";
+import { adminErrors, adminTag } from "./openapi_meta.ts";
+
+const AppParam = z.object({ appName: AppNameSchema });
+const tag = adminTag("apps");
+
+/** The /apps and /generate-token operations. */
+export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const origin = (c: Parameters<typeof publicOrigin>[1]) => publicOrigin(deps.config, c);
+
+  api.openapi(
+    createRoute({
+      method: "post",
+      path: "/apps",
+      ...tag,
+      summary: "Create an app and its API client",
+      request: jsonBody(CreateAppSchema),
+      responses: {
+        201: jsonResponse(AppWithSecretSchema, "Created; clientSecret is shown only here"),
+        409: jsonResponse(ErrorSchema, "App Name already used"),
+        ...adminErrors,
+      },
+    }),
+    async (c) => c.json(await createApp(deps, origin(c), c.req.valid("json")), 201),
+  );
+
+  api.openapi(
+    createRoute({
+      method: "get",
+      path: "/apps",
+      ...tag,
+      summary: "List apps",
+      responses: { 200: jsonResponse(z.object({ items: z.array(AppSchema) }), "The apps") },
+    }),
+    async (c) => c.json({ items: await allApps(deps, origin(c)) }, 200),
+  );
+
+  api.openapi(
+    createRoute({
+      method: "get",
+      path: "/apps/{appName}",
+      ...tag,
+      summary: "Read an app, with its JSON template and launch URL",
+      request: { params: AppParam },
+      responses: { 200: jsonResponse(AppSchema, "The app"), ...adminErrors },
+    }),
+    async (c) => c.json(await appByName(deps, origin(c), c.req.valid("param").appName), 200),
+  );
+
+  api.openapi(
+    createRoute({
+      method: "patch",
+      path: "/apps/{appName}",
+      ...tag,
+      summary: "Change an app",
+      request: { params: AppParam, ...jsonBody(UpdateAppSchema) },
+      responses: {
+        200: jsonResponse(AppSchema, "The updated app"),
+        409: jsonResponse(ErrorSchema, "App Name already used"),
+        ...adminErrors,
+      },
+    }),
+    async (c) => {
+      const { appName } = c.req.valid("param");
+      return c.json(await changeApp(deps, origin(c), appName, c.req.valid("json")), 200);
+    },
+  );
+
+  api.openapi(
+    createRoute({
+      method: "delete",
+      path: "/apps/{appName}",
+      ...tag,
+      summary: "Delete an app, its API client and its tokens",
+      request: { params: AppParam },
+      responses: { 204: { description: "Deleted" }, ...adminErrors },
+    }),
+    async (c) => {
+      await removeApp(deps, c.req.valid("param").appName);
+      return c.body(null, 204);
+    },
+  );
+
+  api.openapi(
+    createRoute({
+      method: "post",
+      path: "/apps/{appName}/api-key",
+      ...tag,
+      summary: "Rotate the API key (signed_request apps)",
+      request: { params: AppParam },
+      responses: {
+        200: jsonResponse(z.object({ apiKey: z.string() }), "The new API key"),
+        409: jsonResponse(ErrorSchema, "The app signs with its consumer secret"),
+        ...adminErrors,
+      },
+    }),
+    async (c) => c.json({ apiKey: await rotateApiKey(deps, c.req.valid("param").appName) }, 200),
+  );
+
+  api.openapi(
+    createRoute({
+      method: "post",
+      path: "/apps/{appName}/client-secret",
+      ...tag,
+      summary: "Rotate the API client secret (its live tokens are revoked)",
+      request: { params: AppParam },
+      responses: {
+        200: jsonResponse(
+          z.object({ clientId: z.string(), clientSecret: z.string() }),
+          "The new secret, shown once",
+        ),
+        ...adminErrors,
+      },
+    }),
+    async (c) => c.json(await rotateClientSecret(deps, c.req.valid("param").appName), 200),
+  );
+
+  api.openapi(
+    createRoute({
+      method: "get",
+      path: "/generate-token",
+      ...tag,
+      summary: "Generate a random 32-character token for an API key or consumer secret",
+      responses: { 200: jsonResponse(z.object({ token: z.string().length(32) }), "A new token") },
+    }),
+    (c) => c.json({ token: generateToken(32) }, 200),
+  );
+
+  return api;
+}

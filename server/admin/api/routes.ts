@@ -1,0 +1,33 @@
+/**
+ * The admin JSON API under /api/v1/admin (Bearer token with scope `admin`), one file per
+ * resource: apps, settings (field settings and custom fields), guided paths, users.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Deps } from "../../deps.ts";
+import { limitBody } from "../../http/body_limit.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../api/openapi_shared.ts";
+import { requireScope } from "../../oauth/bearer.ts";
+import { appsApi } from "./apps.ts";
+import { guidedPathsApi } from "./guided_paths.ts";
+import { settingsApi } from "./settings.ts";
+import { usersApi } from "./users.ts";
+
+/** Largest accepted admin API body, in KiB. */
+export const ADMIN_BODY_LIMIT_KIB = 256;
+
+/** Builds the admin API sub-app: scope `admin`, a body limit, no-store, then each resource. */
+export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  api.use("*", requireScope(deps.auth, "admin"));
+  api.use("*", limitBody(ADMIN_BODY_LIMIT_KIB));
+  api.use("*", async (c, next) => {
+    await next();
+    c.header("Cache-Control", "no-store");
+  });
+  api.route("/", appsApi(deps));
+  api.route("/", settingsApi(deps));
+  api.route("/", guidedPathsApi(deps));
+  api.route("/", usersApi(deps));
+  return api;
+}

@@ -1,0 +1,175 @@
+/**
+ * An app's page: its settings, launch URL, API client and JSON template, with enable/disable,
+ * key and secret rotation (each new secret shown once) and delete.
+ */
+import { type Context, Hono } from "hono";
+import type { Deps } from "../../deps.ts";
+import { publicOrigin } from "../../http/public_origin.ts";
+import {
+  appByName,
+  type AppDetails,
+  changeApp,
+  removeApp,
+  rotateApiKey,
+  rotateClientSecret,
+} from "../apps.ts";
+import { adminContext, type ScreenEnv, str } from "./form_helpers.ts";
+import { type AdminContext, adminPage, Banner, Check, Csrf } from "./layout.tsx";
+
+/** The browser script of the page (server/assets/files/). */
+const SCRIPT = "admin-copy-template.js";
+
+/** The app's details and actions; `secret` is a new secret to show once. */
+export function AppDetail(
+  props: { ctx: AdminContext; app: AppDetails; secret?: { label: string; value: string } },
+) {
+  const { app } = props;
+  const template = JSON.stringify(app.template, null, 2);
+  return (
+    <>
+      {props.secret
+        ? (
+          <p class="notice" role="status">
+            {props.secret.label} (shown once, save it now):{" "}
+            <span class="secret" data-testid="new-secret">{props.secret.value}</span>
+          </p>
+        )
+        : null}
+      <table>
+        <tbody>
+          <tr>
+            <th scope="row">App Name</th>
+            <td>{app.appName}</td>
+          </tr>
+          <tr>
+            <th scope="row">Authentication Type</th>
+            <td>{app.authType}</td>
+          </tr>
+          <tr>
+            <th scope="row">Enabled</th>
+            <td>{app.enabled ? "yes" : "no"}</td>
+          </tr>
+          <tr>
+            <th scope="row">Launch URL</th>
+            <td>
+              <code data-testid="launch-url">{app.launchUrl}</code>
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">API client</th>
+            <td>
+              <code>{app.clientId}</code> ({app.clientScopes.join(" ")})
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">Allowed frame ancestors</th>
+            <td>{app.frameAncestors.join(", ") || "none"}</td>
+          </tr>
+        </tbody>
+      </table>
+      <div class="row">
+        <a class="button" href={`/admin/apps/${app.appName}/edit`}>Edit</a>
+        <form method="post" action={`/admin/apps/${app.appName}/enabled`} class="inline">
+          <Csrf ctx={props.ctx} />
+          <input type="hidden" name="enabled" value={app.enabled ? "off" : "on"} />
+          <button type="submit" class="secondary">{app.enabled ? "Disable" : "Enable"}</button>
+        </form>
+        {app.authType === "signed_request"
+          ? (
+            <form method="post" action={`/admin/apps/${app.appName}/rotate-key`} class="inline">
+              <Csrf ctx={props.ctx} />
+              <button type="submit" class="secondary">Rotate API key</button>
+            </form>
+          )
+          : null}
+        <form method="post" action={`/admin/apps/${app.appName}/rotate-secret`} class="inline">
+          <Csrf ctx={props.ctx} />
+          <button type="submit" class="secondary">Rotate client secret</button>
+        </form>
+      </div>
+      <h2>JSON template</h2>
+      <p>
+        Build this payload (spec §2.2), sign it with the API key and POST it as{" "}
+        <code>signed_request</code> to the launch URL.
+      </p>
+      <pre id="template" data-testid="template">{template}</pre>
+      <button type="button" id="copy-template" class="secondary">Copy template</button>
+      <h2>Delete</h2>
+      <form method="post" action={`/admin/apps/${app.appName}/delete`}>
+        <Csrf ctx={props.ctx} />
+        <Check
+          name="confirm"
+          label={`Yes, delete ${app.appName} and its API client`}
+          checked={false}
+        />
+        <button type="submit" class="danger">Delete</button>
+      </form>
+    </>
+  );
+}
+
+/** The page of one app, with a banner above it. */
+export function appDetailPage(
+  ctx: AdminContext,
+  app: AppDetails,
+  extra: { notice?: string; error?: string; secret?: { label: string; value: string } } = {},
+): string {
+  return adminPage(
+    ctx,
+    app.appName,
+    <>
+      <Banner notice={extra.notice} error={extra.error} />
+      <AppDetail ctx={ctx} app={app} secret={extra.secret} />
+    </>,
+    SCRIPT,
+  );
+}
+
+/** The screens of one app: its page, enable/disable, rotations and delete. */
+export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
+  const screens = new Hono<ScreenEnv>();
+  const ctxOf = (c: Context<ScreenEnv>) => adminContext(c, "apps");
+  const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
+
+  screens.get("/apps/:name", async (c) => {
+    const app = await appByName(deps, origin(c), c.req.param("name"));
+    return c.html(appDetailPage(ctxOf(c), app));
+  });
+
+  screens.post("/apps/:name/enabled", async (c) => {
+    const name = c.req.param("name");
+    await changeApp(deps, origin(c), name, { enabled: str(c.get("form"), "enabled") === "on" });
+    return c.redirect(`/admin/apps/${name}`, 303);
+  });
+
+  screens.post("/apps/:name/rotate-key", async (c) => {
+    const name = c.req.param("name");
+    const value = await rotateApiKey(deps, name);
+    const app = await appByName(deps, origin(c), name);
+    return c.html(appDetailPage(ctxOf(c), app, { secret: { label: "New API key", value } }));
+  });
+
+  screens.post("/apps/:name/rotate-secret", async (c) => {
+    const name = c.req.param("name");
+    const { clientSecret: value } = await rotateClientSecret(deps, name);
+    const app = await appByName(deps, origin(c), name);
+    return c.html(
+      appDetailPage(ctxOf(c), app, { secret: { label: "New API client secret", value } }),
+    );
+  });
+
+  screens.post("/apps/:name/delete", async (c) => {
+    const name = c.req.param("name");
+    if (str(c.get("form"), "confirm") !== "on") {
+      const app = await appByName(deps, origin(c), name);
+      return c.html(
+        appDetailPage(ctxOf(c), app, { error: "Tick the confirmation box to delete." }),
+        400,
+      );
+    }
+    await removeApp(deps, name);
+    return c.redirect("/admin/apps", 303);
+  });
+
+  return screens;
+}

@@ -1,0 +1,181 @@
+/** The app form (spec §2.1): what it holds, how it maps to the API input, and its view. */
+import type { AppDetails } from "../apps.ts";
+import { AUTH_TYPES, IMPLEMENTORS } from "../schemas.ts";
+import { SCOPES } from "../../oauth/scopes.ts";
+import { all, str } from "./form_helpers.ts";
+import { type AdminContext, Check, Csrf, type Errors, Field } from "./layout.tsx";
+
+/** What the app form holds, as typed. */
+export interface AppForm {
+  appName: string;
+  name: string;
+  authType: string;
+  apiKey: string;
+  consumerKey: string;
+  consumerSecret: string;
+  implementor: string;
+  frameAncestors: string;
+  enabled: boolean;
+  clientScopes: string[];
+}
+
+/** The form of a new app. */
+export const BLANK_APP_FORM: Readonly<AppForm> = {
+  appName: "",
+  name: "",
+  authType: "signed_request",
+  apiKey: "",
+  consumerKey: "",
+  consumerSecret: "",
+  implementor: "default",
+  frameAncestors: "",
+  enabled: true,
+  clientScopes: ["sessions:read", "sessions:write"],
+};
+
+/** The form as posted. */
+export function appFormOf(form: Record<string, unknown>): AppForm {
+  return {
+    appName: str(form, "appName").trim(),
+    name: str(form, "name"),
+    authType: str(form, "authType"),
+    apiKey: str(form, "apiKey").trim(),
+    consumerKey: str(form, "consumerKey").trim(),
+    consumerSecret: str(form, "consumerSecret").trim(),
+    implementor: str(form, "implementor"),
+    frameAncestors: str(form, "frameAncestors"),
+    enabled: str(form, "enabled") === "on",
+    clientScopes: all(form, "clientScopes"),
+  };
+}
+
+/** The form of a saved app. */
+export function appFormFromDetails(d: AppDetails): AppForm {
+  return {
+    appName: d.appName,
+    name: d.name,
+    authType: d.authType,
+    apiKey: d.apiKey ?? "",
+    consumerKey: d.consumerKey ?? "",
+    consumerSecret: d.consumerSecret ?? "",
+    implementor: d.implementor,
+    frameAncestors: d.frameAncestors.join("\n"),
+    enabled: d.enabled,
+    clientScopes: d.clientScopes,
+  };
+}
+
+/** The API input of a form: empty optional fields are left out (secrets are then generated). */
+export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown> {
+  const ancestors = f.frameAncestors.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+  const input: Record<string, unknown> = {
+    name: f.name,
+    authType: f.authType,
+    implementor: f.implementor,
+    frameAncestors: ancestors,
+    enabled: f.enabled,
+    clientScopes: f.clientScopes,
+  };
+  if (!editing) input.appName = f.appName;
+  if (f.authType === "signed_request" && f.apiKey) input.apiKey = f.apiKey;
+  if (f.authType === "oauth2_signed_request") {
+    if (f.consumerKey) input.consumerKey = f.consumerKey;
+    if (f.consumerSecret) input.consumerSecret = f.consumerSecret;
+  }
+  return input;
+}
+
+/** The app form, with each error next to its field. */
+export function AppFormView(
+  props: { ctx: AdminContext; action: string; f: AppForm; errors: Errors; editing: boolean },
+) {
+  const { f, errors } = props;
+  return (
+    <form method="post" action={props.action}>
+      <Csrf ctx={props.ctx} />
+      {props.editing
+        ? (
+          <p>
+            App Name: <code>{f.appName}</code> (the last segment of the launch URL)
+          </p>
+        )
+        : (
+          <Field
+            name="appName"
+            label="App Name"
+            value={f.appName}
+            errors={errors}
+            hint="The last segment of the launch URL: letters, digits, '-', '_' and '.'."
+          />
+        )}
+      <Field name="name" label="Name" value={f.name} errors={errors} />
+      <Field
+        name="authType"
+        label="Authentication Type"
+        value={f.authType}
+        errors={errors}
+        options={AUTH_TYPES.map((t) => [t, t])}
+      />
+      <Field
+        name="implementor"
+        label="Implementor Class"
+        value={f.implementor}
+        errors={errors}
+        options={Object.entries(IMPLEMENTORS)}
+      />
+      <Field
+        name="apiKey"
+        label="API Key (signed_request)"
+        value={f.apiKey}
+        errors={errors}
+        hint="Leave empty to generate one, or use Generate."
+      />
+      <p>
+        <button type="submit" name="generate" value="apiKey" class="secondary">
+          Generate API key
+        </button>
+      </p>
+      <Field
+        name="consumerKey"
+        label="Consumer Key (oauth2_signed_request)"
+        value={f.consumerKey}
+        errors={errors}
+      />
+      <Field
+        name="consumerSecret"
+        label="Consumer Secret (oauth2_signed_request)"
+        value={f.consumerSecret}
+        errors={errors}
+      />
+      <p>
+        <button type="submit" name="generate" value="consumerSecret" class="secondary">
+          Generate consumer secret
+        </button>
+      </p>
+      <Field
+        name="frameAncestors"
+        label="Allowed frame ancestors"
+        value={f.frameAncestors}
+        errors={errors}
+        textarea
+        rows={3}
+        hint="One origin per line, e.g. https://crm.example.com or https://*.example.com. They may frame the portal, receive its errors and call the dry run."
+      />
+      <fieldset>
+        <legend>API client scopes</legend>
+        {SCOPES.map((s) => (
+          <Check
+            key={s}
+            name="clientScopes"
+            value={s}
+            label={s}
+            checked={f.clientScopes.includes(s)}
+          />
+        ))}
+        {errors.clientScopes ? <p class="field-error">{errors.clientScopes}</p> : null}
+      </fieldset>
+      <Check name="enabled" label="Enabled" checked={f.enabled} />
+      <button type="submit" name="save" value="1">Save</button>
+    </form>
+  );
+}

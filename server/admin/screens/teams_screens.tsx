@@ -1,0 +1,118 @@
+/** Teams: the list, add, rename and delete (launches create teams too, by teamId). */
+import { type Context, Hono } from "hono";
+import type { Deps } from "../../deps.ts";
+import { changeTeamName, createTeam, removeTeam, teams } from "../users.ts";
+import { adminContext, idParam, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
+import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+
+/** The team screens. */
+export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
+  const screens = new Hono<ScreenEnv>();
+
+  async function teamsPage(
+    c: Context<ScreenEnv>,
+    state: { values?: Record<string, string>; errors?: Errors; error?: string | null },
+    status: 200 | 400 | 409 = 200,
+  ) {
+    const ctx = adminContext(c, "teams");
+    const list = await teams(deps);
+    const errors = state.errors ?? {};
+    return c.html(
+      adminPage(
+        ctx,
+        "Teams",
+        <>
+          <Banner error={state.error ?? null} />
+          <table data-testid="teams">
+            <thead>
+              <tr>
+                <th scope="col">Team id</th>
+                <th scope="col">Name</th>
+                <th scope="col">Members</th>
+                <th scope="col"></th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <code>{t.teamId}</code>
+                  </td>
+                  <td>
+                    <form method="post" action={`/admin/teams/${t.id}`} class="row">
+                      <Csrf ctx={ctx} />
+                      <label for={`team-${t.id}`} class="hint">Name</label>
+                      <input id={`team-${t.id}`} name="name" value={t.name} required />
+                      <button type="submit" class="secondary">Rename</button>
+                    </form>
+                  </td>
+                  <td>{String(t.members)}</td>
+                  <td>
+                    <form method="post" action={`/admin/teams/${t.id}/delete`}>
+                      <Csrf ctx={ctx} />
+                      <button type="submit" class="danger" aria-label={`Delete ${t.name}`}>
+                        Delete
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>Add a team</h2>
+          <p class="hint">Launches create teams named in user.teams by their teamId too.</p>
+          <form method="post" action="/admin/teams">
+            <Csrf ctx={ctx} />
+            <Field name="teamId" label="Team id" value={state.values?.teamId} errors={errors} />
+            <Field name="name" label="Name" value={state.values?.name} errors={errors} />
+            <button type="submit">Add team</button>
+          </form>
+        </>,
+      ),
+      status,
+    );
+  }
+
+  screens.get("/teams", (c) => teamsPage(c, {}));
+
+  screens.post("/teams", async (c) => {
+    const form = c.get("form");
+    const values = { teamId: str(form, "teamId"), name: str(form, "name") };
+    try {
+      await createTeam(deps, values);
+      return c.redirect("/admin/teams", 303);
+    } catch (err) {
+      if (isRefusal(err, 400, 409)) {
+        return teamsPage(c, {
+          values,
+          errors: errorMap(err.errors),
+          error: "Not saved: fix the fields marked below.",
+        }, err.status);
+      }
+      throw err;
+    }
+  });
+
+  screens.post("/teams/:id", async (c) => {
+    try {
+      await changeTeamName(deps, idParam(c), { name: str(c.get("form"), "name") });
+      return c.redirect("/admin/teams", 303);
+    } catch (err) {
+      if (isRefusal(err, 400)) {
+        return teamsPage(
+          c,
+          { error: `Not renamed: ${err.errors?.[0]?.message ?? err.message}` },
+          400,
+        );
+      }
+      throw err;
+    }
+  });
+
+  screens.post("/teams/:id/delete", async (c) => {
+    await removeTeam(deps, idParam(c));
+    return c.redirect("/admin/teams", 303);
+  });
+
+  return screens;
+}
