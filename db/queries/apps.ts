@@ -1,7 +1,7 @@
-/** SQL for authentication configurations (apps). */
+/** SQL for apps (the spec's authentication configurations). */
 import type { Tx } from "../mod.ts";
 
-/** A stored authentication configuration; secrets are sealed. */
+/** A stored app; secrets are sealed. */
 export interface AppRow {
   id: number;
   appName: string;

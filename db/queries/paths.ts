@@ -1,4 +1,4 @@
-/** SQL for the guided-path catalog: categories and paths (soft-deleted). */
+/** SQL for guided paths: categories and paths (soft-deleted). */
 import { jsonb, type Tx } from "../mod.ts";
 
 /** A path category. */

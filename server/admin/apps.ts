@@ -1,4 +1,4 @@
-/** Apps (spec §2.1 "authentication configuration") and their API clients: the rules, in one place. */
+/** Apps (the spec's authentication configurations) and their API clients: the rules. */
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
 import {

@@ -1,4 +1,4 @@
-/** The guided-path catalog: categories and paths (deleting is soft). */
+/** Guided paths: their categories and the paths themselves (deleting is soft). */
 import { withIsoTimes } from "../api/views.ts";
 import type { z } from "@hono/zod-openapi";
 import {
@@ -67,7 +67,11 @@ export async function addCategory(
 }
 
 /** Renames a category. */
-export async function renameCategoryByUid(deps: Deps, uid: string, name: string) {
+export async function renameCategoryByUid(
+  deps: Deps,
+  uid: string,
+  name: string,
+): Promise<Category> {
   const row = await renameCategory(deps.sql, uid, name);
   if (!row) throw unknownCategory(uid);
   return categoryView(row);

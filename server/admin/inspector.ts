@@ -125,7 +125,7 @@ export async function inspectSignedRequest(
   const app = await findAppByName(deps.sql, appName);
   if (!app) {
     throw new AppError(404, "app_not_found", `Unknown application: ${appName}`, [
-      { path: "appName", message: "no configuration has this App Name" },
+      { path: "appName", message: "no app has this App Name" },
     ]);
   }
   const value = raw.trim();

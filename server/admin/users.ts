@@ -1,4 +1,4 @@
-/** Users and teams for the admin screens, and agents' portal passwords: the rules, over db/queries. */
+/** Users, teams and agents' portal passwords for the admin: the rules, over db/queries. */
 import { z } from "zod";
 import {
   adminUserById,

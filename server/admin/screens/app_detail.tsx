@@ -2,6 +2,7 @@
  * An app's page: its settings, launch URL, API client and JSON template, with enable/disable,
  * key and secret rotation (each new secret shown once) and delete.
  */
+import type { JSX } from "hono/jsx/jsx-runtime";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
@@ -22,7 +23,7 @@ const SCRIPT = "admin-copy-template.js";
 /** The app's details and actions; `secret` is a new secret to show once. */
 export function AppDetail(
   props: { ctx: AdminContext; app: AppDetails; secret?: { label: string; value: string } },
-) {
+): JSX.Element {
   const { app } = props;
   const template = JSON.stringify(app.template, null, 2);
   return (

@@ -1,4 +1,5 @@
 /** The app form (spec §2.1): what it holds, how it maps to the API input, and its view. */
+import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppDetails } from "../apps.ts";
 import { AUTH_TYPES, IMPLEMENTORS } from "../schemas.ts";
 import { SCOPES } from "../../oauth/scopes.ts";
@@ -88,7 +89,7 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
 /** The app form, with each error next to its field. */
 export function AppFormView(
   props: { ctx: AdminContext; action: string; f: AppForm; errors: Errors; editing: boolean },
-) {
+): JSX.Element {
   const { f, errors } = props;
   return (
     <form method="post" action={props.action}>

@@ -1,5 +1,6 @@
 /** The admin screens' page frame and form pieces: one layout, errors next to their fields. */
 import type { Child } from "hono/jsx";
+import type { JSX } from "hono/jsx/jsx-runtime";
 import { assetPath } from "../../assets/static_files.ts";
 import type { FieldError } from "../../http/errors.ts";
 
@@ -86,7 +87,7 @@ export function adminPage(
 }
 
 /** The CSRF field of every admin form. */
-export function Csrf(props: { ctx: AdminContext }) {
+export function Csrf(props: { ctx: AdminContext }): JSX.Element {
   return <input type="hidden" name="csrf" value={props.ctx.csrf} />;
 }
 
@@ -103,7 +104,7 @@ export function Field(props: {
   rows?: number;
   options?: [string, string][];
   id?: string;
-}) {
+}): JSX.Element {
   const id = props.id ?? `f-${props.name}`;
   const error = props.errors[props.name];
   const described = [error ? `${id}-error` : "", props.hint ? `${id}-hint` : ""].filter(Boolean)
@@ -136,7 +137,9 @@ export function Field(props: {
 }
 
 /** A checkbox with its label. */
-export function Check(props: { name: string; label: string; checked: boolean; value?: string }) {
+export function Check(
+  props: { name: string; label: string; checked: boolean; value?: string },
+): JSX.Element {
   const id = `c-${props.name}-${props.value ?? "on"}`;
   return (
     <div class="field check">
@@ -153,7 +156,7 @@ export function Check(props: { name: string; label: string; checked: boolean; va
 }
 
 /** A message above a form: a notice, or an alert listing what was refused. */
-export function Banner(props: { notice?: string | null; error?: string | null }) {
+export function Banner(props: { notice?: string | null; error?: string | null }): JSX.Element {
   return (
     <>
       {props.notice ? <p class="notice" role="status">{props.notice}</p> : null}

@@ -1,4 +1,5 @@
 /** The guided-path form: steps as text, translations as JSON, and its view. */
+import type { JSX } from "hono/jsx/jsx-runtime";
 import type { GuidedPath } from "../guided_paths.ts";
 import type { Category } from "../guided_paths.ts";
 import { str } from "./form_helpers.ts";
@@ -98,7 +99,7 @@ export function PathFormView(
     errors: Errors;
     notice: string | null;
   },
-) {
+): JSX.Element {
   const { ctx, uid, f, errors } = props;
   return (
     <>
