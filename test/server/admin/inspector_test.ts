@@ -1,93 +1,115 @@
+/**
+ * The signed-request inspector and the launch log's masking. The inspector tests share one
+ * service (apps crm and helpdesk); each inspects its own request, so any one runs alone.
+ */
 import assert from "node:assert/strict";
 import { inspectSignedRequest } from "../../../server/admin/inspector.ts";
 import { maskSecrets } from "../../../server/admin/launch_log.ts";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
 import { hmacBase64, signPayload } from "../../../server/launch/signed_request.ts";
 import { pglite } from "../../helpers/db.ts";
-import { createTestApp } from "../../helpers/launch.ts";
+import { createTestApp, type TestApp } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
-import { startTestService } from "../../helpers/service.ts";
+import { startTestService, type TestService } from "../../helpers/service.ts";
+import { sharedFixture } from "../../helpers/shared.ts";
 
-Deno.test({
-  name: "inspector: diagnoses each common signing mistake and writes nothing",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn(t) {
-    const svc = await startTestService(pglite);
-    try {
-      const admin = await svc.adminToken();
-      const app = await createTestApp(svc, admin, "crm");
-      const other = await createTestApp(svc, admin, "helpdesk");
-      const deps = { ...svc.deps };
-      const json = JSON.stringify(launchPayload());
-      const good = await signPayload(json, app.apiKey);
-      const [sig, encoded] = good.split(".");
-      const inspect = (raw: string) => inspectSignedRequest(deps, "crm", raw);
+/** The service, two apps, and a good signed request of `crm`. */
+interface InspectorFixture {
+  svc: TestService;
+  app: TestApp;
+  other: TestApp;
+  json: string;
+  good: string;
+  inspect(raw: string): ReturnType<typeof inspectSignedRequest>;
+}
 
-      await t.step("a good request: valid, parsed, planned", async () => {
-        const r = await inspect(good);
-        assert.equal(r.signature, "valid");
-        assert.deepEqual(r.causes, []);
-        assert.equal(r.validation?.message, "Valid launch payload");
-        assert.deepEqual(r.plan, {
-          agent: "create",
-          customer: "create",
-          session: "create",
-          assign: true,
-        });
-      });
+const fixture = sharedFixture(async (): Promise<InspectorFixture> => {
+  const svc = await startTestService(pglite);
+  const admin = await svc.adminToken();
+  const app = await createTestApp(svc, admin, "crm");
+  const other = await createTestApp(svc, admin, "helpdesk");
+  const json = JSON.stringify(launchPayload());
+  return {
+    svc,
+    app,
+    other,
+    json,
+    good: await signPayload(json, app.apiKey),
+    inspect: (raw) => inspectSignedRequest({ ...svc.deps }, "crm", raw),
+  };
+}, (f) => f.svc.close());
 
-      await t.step("URL-safe re-encoding of the payload", async () => {
-        // Find a payload whose Base64 holds '+' or '/', so the URL-safe form differs.
-        let p = json;
-        for (let i = 0; !/[+/]/.test(encodeBase64(p)); i++) {
-          p = JSON.stringify(launchPayload({ referenceId: `R~?>${i}` }));
-        }
-        const s = await signPayload(p, app.apiKey);
-        const [sg, enc] = s.split(".");
-        const urlSafe = enc.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-        const r = await inspect(`${sg}.${urlSafe}`);
-        assert.equal(r.signature, "invalid");
-        assert.match(r.causes[0], /URL-safe Base64 after signing/);
-        assert.ok(r.payload, "the payload still decodes");
-      });
+function test(name: string, fn: (f: InspectorFixture) => Promise<void>): void {
+  Deno.test({
+    name: `admin inspector ${name}`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => await fn(await fixture()),
+  });
+}
 
-      await t.step("the JSON re-serialized after signing", async () => {
-        const pretty = encodeBase64(JSON.stringify(JSON.parse(json), null, 2));
-        const signedPretty = `${await hmacBase64(pretty, app.apiKey)}.${pretty}`;
-        const compact = encodeBase64(json);
-        const r = await inspect(`${signedPretty.split(".")[0]}.${compact}`);
-        assert.match(r.causes[0], /re-encoded after signing/);
-      });
-
-      await t.step("HMAC over the JSON instead of the Base64", async () => {
-        const r = await inspect(`${await hmacBase64(json, app.apiKey)}.${encoded}`);
-        assert.match(r.causes[0], /over the JSON text instead of its Base64/);
-      });
-
-      await t.step("another app's key, and an unknown key", async () => {
-        const r = await inspect(await signPayload(json, other.apiKey));
-        assert.match(r.causes[0], /another app, helpdesk/);
-        const unknown = await inspect(await signPayload(json, "unknown-key-0123456789"));
-        assert.match(unknown.causes.at(-1)!, /Wrong key/);
-      });
-
-      await t.step("malformed values and unknown apps", async () => {
-        const r = await inspect("no-dot-here");
-        assert.equal(r.signature, "malformed");
-        const notJson = await inspect(`${sig}.${encodeBase64("not json")}`);
-        assert.equal(notJson.decodeError, "The payload is not JSON");
-        await assert.rejects(inspectSignedRequest(deps, "nope", good), /Unknown application/);
-        const [{ count }] = await svc.db.sql`select count(*) from launches`;
-        assert.equal(count, 0, "nothing written");
-      });
-    } finally {
-      await svc.close();
-    }
-  },
+test("finds a good request valid, parsed and planned", async ({ good, inspect }) => {
+  const r = await inspect(good);
+  assert.equal(r.signature, "valid");
+  assert.deepEqual(r.causes, []);
+  assert.equal(r.validation?.message, "Valid launch payload");
+  assert.deepEqual(r.plan, {
+    agent: "create",
+    customer: "create",
+    session: "create",
+    assign: true,
+  });
 });
 
-Deno.test("launch log: secret-looking keys are masked at any depth", () => {
+test("diagnoses URL-safe re-encoding of the payload", async ({ app, json, inspect }) => {
+  // Find a payload whose Base64 holds '+' or '/', so the URL-safe form differs.
+  let p = json;
+  for (let i = 0; !/[+/]/.test(encodeBase64(p)); i++) {
+    p = JSON.stringify(launchPayload({ referenceId: `R~?>${i}` }));
+  }
+  const s = await signPayload(p, app.apiKey);
+  const [sg, enc] = s.split(".");
+  const urlSafe = enc.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  const r = await inspect(`${sg}.${urlSafe}`);
+  assert.equal(r.signature, "invalid");
+  assert.match(r.causes[0], /URL-safe Base64 after signing/);
+  assert.ok(r.payload, "the payload still decodes");
+});
+
+test("diagnoses the JSON re-serialized after signing", async ({ app, json, inspect }) => {
+  const pretty = encodeBase64(JSON.stringify(JSON.parse(json), null, 2));
+  const signedPretty = `${await hmacBase64(pretty, app.apiKey)}.${pretty}`;
+  const compact = encodeBase64(json);
+  const r = await inspect(`${signedPretty.split(".")[0]}.${compact}`);
+  assert.match(r.causes[0], /re-encoded after signing/);
+});
+
+test("diagnoses an HMAC over the JSON instead of the Base64", async ({ app, json, good, inspect }) => {
+  const encoded = good.split(".")[1];
+  const r = await inspect(`${await hmacBase64(json, app.apiKey)}.${encoded}`);
+  assert.match(r.causes[0], /over the JSON text instead of its Base64/);
+});
+
+test("diagnoses another app's key, and an unknown key", async ({ other, json, inspect }) => {
+  const r = await inspect(await signPayload(json, other.apiKey));
+  assert.match(r.causes[0], /another app, helpdesk/);
+  const unknown = await inspect(await signPayload(json, "unknown-key-0123456789"));
+  assert.match(unknown.causes.at(-1)!, /Wrong key/);
+});
+
+test("reports malformed values and unknown apps, and writes nothing", async (f) => {
+  const { svc, good, inspect } = f;
+  const r = await inspect("no-dot-here");
+  assert.equal(r.signature, "malformed");
+  const notJson = await inspect(`${good.split(".")[0]}.${encodeBase64("not json")}`);
+  assert.equal(notJson.decodeError, "The payload is not JSON");
+  await assert.rejects(inspectSignedRequest({ ...svc.deps }, "nope", good), /Unknown application/);
+  await inspect(good);
+  const [{ count }] = await svc.db.sql`select count(*) from launches`;
+  assert.equal(count, 0, "nothing written");
+});
+
+Deno.test("admin launch log masks secret-looking keys at any depth", () => {
   assert.deepEqual(
     maskSecrets({ a: 1, api_key: "k", nested: [{ Password: "p", name: "x" }], token: null }),
     { a: 1, api_key: "••••••", nested: [{ Password: "••••••", name: "x" }], token: "••••••" },
