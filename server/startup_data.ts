@@ -6,7 +6,7 @@ import { hashPassword, hashSecret, verifyPassword, verifySecret } from "./crypto
 import { generateToken } from "./crypto/random_token.ts";
 import type { Deps } from "./deps.ts";
 import { SCOPES } from "./oauth/scopes.ts";
-import { createApp as createAppConfig } from "./admin/apps.ts";
+import { createApp } from "./admin/apps.ts";
 import { addCategory, addPath } from "./admin/guided_paths.ts";
 import { addCustomField } from "./admin/settings.ts";
 
@@ -73,7 +73,7 @@ export async function createDemoData(deps: Deps): Promise<DemoCredentials | null
   const adminPassword = generateToken(16);
   await ensureAdmin(deps.sql, adminEmail, adminPassword);
   await addCustomField(deps, { name: "priority", label: "Priority" });
-  const app = await createAppConfig(deps, deps.config.publicUrl, {
+  const app = await createApp(deps, deps.config.publicUrl, {
     appName: "demo",
     name: "Demo CRM",
     authType: "signed_request",

@@ -74,7 +74,7 @@ export interface LaunchView {
  * @example
  * ```ts
  * const p = parseLaunchPayload({
- *   algorithm: "HMACSHA256",
+ *   algorithm: ALGORITHM, // from contract.ts
  *   context: {
  *     user: { id: "agent42", email: "Ada@Example.com", first_name: "Ada", last_name: "Lovelace" },
  *     environment: {

@@ -32,6 +32,9 @@ export async function startTestService(
     SECRET_KEY: "test-secret-key-0123456789abcdefghijklmnop",
     LOG_LEVEL: "silent",
     PUBLIC_URL: "http://portal.test",
+    // In-process requests all come from one "address": only abuse tests lower these limits.
+    LAUNCH_FAILURES_PER_MINUTE: "1000000",
+    TOKEN_FAILURES_PER_MINUTE: "1000000",
     BOOTSTRAP_CLIENT_ID: ADMIN_CLIENT.id,
     BOOTSTRAP_CLIENT_SECRET: ADMIN_CLIENT.secret,
     ...(db.url ? { DATABASE_URL: db.url } : {}),

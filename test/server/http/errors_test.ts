@@ -31,8 +31,8 @@ Deno.test("handleError renders AppError with its status, field errors and header
   assert.deepEqual(await res.json(), {
     code: "x",
     message: "Taken",
-    errors: [{ path: "a", message: "b" }],
-  });
+    errors: [{ path: "a", code: "invalid", message: "b" }],
+  }, "a field error without a code gets the generic one");
 });
 
 Deno.test("AppError bodies carry the stable code, except the spec's Error evaluating User", () => {
