@@ -27,6 +27,8 @@ export interface ConnectOptions {
   max?: number;
   /** Called with the SQL text of each query sent to the server (used to count round trips). */
   onQuery?: (query: string) => void;
+  /** Called with each notice the server raises (migrations report what they did this way). */
+  onNotice?: (message: string) => void;
 }
 
 const driverOptions = {
@@ -50,6 +52,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   if (options.databaseUrl) {
     const sql = postgres(options.databaseUrl, {
       ...driverOptions,
+      onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
       max: options.max ?? 10,
       debug: options.onQuery
         ? (_conn: number, query: string) => options.onQuery?.(query)
@@ -69,6 +72,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   const port = Number(server.getServerConn().split(":").pop());
   const sql = postgres({
     ...driverOptions,
+    onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
     host: "127.0.0.1",
     port,
     user: "postgres",

@@ -13,7 +13,7 @@ import type { Config } from "./config.ts";
 import { createSecretBox } from "./crypto/secret_box.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
-import { setLogLevel } from "./log.ts";
+import { log, setLogLevel } from "./log.ts";
 import { AuthService } from "./oauth/auth_service.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { FailureLimiter } from "./auth/sign_in_limiter.ts";
@@ -47,6 +47,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       max: config.databasePoolSize,
+      onNotice: (message) => log.info("database notice", { message }),
     });
   try {
     const migrated = await migrate(db.sql);

@@ -23,6 +23,8 @@ export async function launchLookups(
     categoryUids: string[];
     pathUids: string[];
     tags: string[];
+    /** The launching app: only its sessions can be named. */
+    appId: number;
     /** The request's replay key, stored for the app until it expires; null when unprotected. */
     replay: { appId: number; key: string; expiresAt: Date } | null;
   },
@@ -30,7 +32,9 @@ export async function launchLookups(
   const r = q.replay;
   const [row] = await tx`
     with s as (
-      select id, status, customer_id from sessions where id = ${q.sessionId} for update
+      -- Another app's session is no session: not processed, like an unknown one.
+      select id, status, customer_id from sessions
+      where id = ${q.sessionId} and app_id = ${q.appId} for update
     ),
     used as (
       insert into launch_nonces (app_id, nonce, expires_at)

@@ -31,15 +31,20 @@ export interface AgentUpsert {
 }
 
 /**
- * The agent CTEs, in the spec's order: find by external id, else by e-mail; update an agent
- * (never an admin), keeping its e-mail when another user holds the payload's; else insert.
+ * The agent CTEs, in the spec's order: find by the app's external id, else by e-mail (an agent is
+ * one person across apps); update an agent (never an admin), keeping its e-mail when another user
+ * holds the payload's; else insert; then record the external id for this app.
  */
-function agentCtes(tx: Tx, v: AgentValues) {
+function agentCtes(tx: Tx, appId: number, v: AgentValues) {
   return tx`
+    a_by_id as (
+      select user_id as id from agent_external_ids
+      where app_id = ${appId} and external_id = ${v.externalId}
+    ),
     a_found as (
       select id, role from users
-      where external_id = ${v.externalId} or lower(email) = lower(${v.email})
-      order by (external_id = ${v.externalId}) is true desc
+      where id = (select id from a_by_id) or lower(email) = lower(${v.email})
+      order by (id = (select id from a_by_id)) is true desc
       limit 1
     ),
     a_email_owner as (
@@ -72,6 +77,14 @@ function agentCtes(tx: Tx, v: AgentValues) {
       on conflict do nothing
       returning id, false as admin, true as created
     ),
+    a_mapped as (
+      insert into agent_external_ids (app_id, external_id, user_id)
+      select ${appId}, ${v.externalId}, a.id
+      from (select id from a_updated union all select id from a_inserted) a
+      where ${v.externalId}::text is not null
+      on conflict (app_id, user_id) do update set external_id = excluded.external_id
+      returning 1
+    ),
     agent as (
       select *, (select id from a_email_owner) as email_owner_id,
         coalesce((select role = 'admin' from a_email_owner), false) as email_owner_is_admin
@@ -95,30 +108,38 @@ export interface CustomerValues {
 }
 
 /**
- * The customer CTEs, in the spec's order: the session's own customer when its e-mail or
- * external id matches, else by e-mail, else by external id; update it, or insert one. An existing
- * external id is never overwritten, an external id or e-mail held by another customer is never
- * moved: the found customer keeps its own, and the statement reports who holds them.
+ * The customer CTEs, in the spec's order and among the app's own customers: the session's own
+ * customer when its e-mail or external id matches, else by e-mail, else by external id; update
+ * it, or insert one. An existing external id is never overwritten, an external id or e-mail held
+ * by another customer is never moved: the found customer keeps its own, and the statement reports
+ * who holds them.
  */
-function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | null) {
+function customerCtes(
+  tx: Tx,
+  appId: number,
+  v: CustomerValues,
+  sessionCustomerId: number | null,
+) {
   return tx`
+    -- Inlined into each lookup (not materialized), so each one uses its (app_id, ...) index.
+    c_app as not materialized (select * from customers where app_id = ${appId}),
     c_found as (
       select id, external_id from (
-        select id, external_id, 1 as rank from customers
+        select id, external_id, 1 as rank from c_app
         where id = ${sessionCustomerId}
           and (lower(email) = lower(${v.email}) or external_id = ${v.externalId})
         union all
-        select id, external_id, 2 from customers where lower(email) = lower(${v.email})
+        select id, external_id, 2 from c_app where lower(email) = lower(${v.email})
         union all
-        select id, external_id, 3 from customers where external_id = ${v.externalId}
+        select id, external_id, 3 from c_app where external_id = ${v.externalId}
       ) c order by rank limit 1
     ),
     c_email_owner as (
-      select id from customers
+      select id from c_app
       where lower(email) = lower(${v.email}) and id <> (select id from c_found)
     ),
     c_external_owner as (
-      select id from customers
+      select id from c_app
       where external_id = ${v.externalId} and id <> (select id from c_found)
     ),
     c_updated as (
@@ -138,9 +159,9 @@ function customerCtes(tx: Tx, v: CustomerValues, sessionCustomerId: number | nul
       returning c.id, false as created, c_found.external_id as previous_external_id
     ),
     c_inserted as (
-      insert into customers (external_id, email, first_name, last_name, phone1, phone2,
+      insert into customers (app_id, external_id, email, first_name, last_name, phone1, phone2,
         other_phone)
-      select ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone1},
+      select ${appId}, ${v.externalId}, ${v.email}, ${v.firstName}, ${v.lastName}, ${v.phone1},
         ${v.phone2}, ${v.otherPhone}
       where not exists (select 1 from c_found)
       on conflict do nothing
@@ -177,12 +198,13 @@ export interface PeopleUpsert {
  */
 export async function upsertPeople(
   tx: Tx,
+  appId: number,
   agent: AgentValues,
   customer: CustomerValues,
   sessionCustomerId: number | null,
 ): Promise<PeopleUpsert> {
   const [row] = await tx<{ agent: Json | null; customer: Json | null }[]>`
-    with ${agentCtes(tx, agent)}, ${customerCtes(tx, customer, sessionCustomerId)}
+    with ${agentCtes(tx, appId, agent)}, ${customerCtes(tx, appId, customer, sessionCustomerId)}
     select
       (select row_to_json(a) from (select * from agent limit 1) a) as agent,
       (select row_to_json(c) from (select * from customer limit 1) c) as customer

@@ -222,11 +222,11 @@ async function launchIn(
 ): Promise<FlowOutcome> {
   const freshness = meta.freshness ?? { protection: "off", replay: null };
   const replay = freshness.replay && { appId: meta.appId, ...freshness.replay };
-  const found = await launchLookups(tx, { ...lookupQuery(p), replay });
+  const found = await launchLookups(tx, { ...lookupQuery(p), appId: meta.appId, replay });
   if (!found.replayFresh) throw replayed();
   checkLookups(p, found);
   const { agent, customer } = await upsertBoth(
-    () => upsertPeople(tx, p.agent, p.customer, found.session?.customerId ?? null),
+    () => upsertPeople(tx, meta.appId, p.agent, p.customer, found.session?.customerId ?? null),
   );
   if (agent.admin || agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
   const warnings = [

@@ -347,6 +347,9 @@ for (const backend of backends) {
     const [boss] = await f.svc.db.sql`
       insert into users (role, external_id, email, first_name, last_name)
       values ('admin', ${bossId}, ${bossEmail}, 'Boss', 'Person') returning id`;
+    // An agent promoted to administrator keeps the external id its app knew it by.
+    await f.svc.db.sql`insert into agent_external_ids (app_id, external_id, user_id)
+      select id, ${bossId}, ${boss.id} from apps where app_name = 'crm'`;
     const before = await f.counts();
     for (const user of [{ email: bossEmail.toUpperCase() }, { id: bossId }]) {
       const { status, body } = await f.launchJson(freshPayload({}, user));
