@@ -9,7 +9,7 @@ export async function deleteExpiredNonces(sql: Sql): Promise<number> {
 
 /** Deletes portal and admin logins that expired; returns how many. */
 export async function deleteExpiredLogins(sql: Sql): Promise<number> {
-  const rows = await sql`delete from portal_logins where expires_at < now() returning 1`;
+  const rows = await sql`delete from logins where expires_at < now() returning 1`;
   return rows.length;
 }
 

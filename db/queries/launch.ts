@@ -189,8 +189,9 @@ export async function writeLaunch(
       returning id, session_id
     ),
     login as (
-      insert into portal_logins (token_hash, user_id, expires_at, launch_id)
-      select ${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt}, launch.id from launch
+      insert into logins (token_hash, user_id, expires_at, launch_id, kind)
+      select ${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt}, launch.id, 'portal'
+      from launch
       returning 1
     )
     select id as launch_id, session_id from launch
@@ -260,7 +261,7 @@ export async function reentryOf(
 ): Promise<{ sessionId: number; launchId: number } | null> {
   const [row] = await sql<{ sessionId: number; launchId: number }[]>`
     select l.session_id, l.id as launch_id
-    from portal_logins pl join launches l on l.id = pl.launch_id
+    from logins pl join launches l on l.id = pl.launch_id
     where pl.token_hash = ${q.tokenHash} and pl.expires_at > now()
       and l.app_id = ${q.appId} and l.replay_key = ${q.replayKey} and l.outcome = 'ok'
   `;

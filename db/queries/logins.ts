@@ -11,12 +11,19 @@ export interface LoginRow {
   locale: string | null;
 }
 
-/** Finds the live login of a token hash. */
-export async function findLogin(sql: Sql, tokenHash: string): Promise<LoginRow | null> {
+/** Which side a login belongs to: the agent portal or the admin screens. */
+export type LoginKind = "portal" | "admin";
+
+/** Finds the live login of a token hash, of the given kind only. */
+export async function findLogin(
+  sql: Sql,
+  tokenHash: string,
+  kind: LoginKind,
+): Promise<LoginRow | null> {
   const [row] = await sql<LoginRow[]>`
     select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale
-    from portal_logins l join users u on u.id = l.user_id
-    where l.token_hash = ${tokenHash} and l.expires_at > now()
+    from logins l join users u on u.id = l.user_id
+    where l.token_hash = ${tokenHash} and l.kind = ${kind} and l.expires_at > now()
   `;
   return row ?? null;
 }
@@ -24,17 +31,17 @@ export async function findLogin(sql: Sql, tokenHash: string): Promise<LoginRow |
 /** Stores a login (the token's hash). */
 export async function insertLogin(
   sql: Sql,
-  v: { tokenHash: string; userId: number; expiresAt: Date },
+  v: { tokenHash: string; userId: number; expiresAt: Date; kind: LoginKind },
 ): Promise<void> {
   await sql`
-    insert into portal_logins (token_hash, user_id, expires_at)
-    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt})
+    insert into logins (token_hash, user_id, expires_at, kind)
+    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt}, ${v.kind})
   `;
 }
 
 /** Ends a login. */
 export async function deleteLogin(sql: Sql, tokenHash: string): Promise<void> {
-  await sql`delete from portal_logins where token_hash = ${tokenHash}`;
+  await sql`delete from logins where token_hash = ${tokenHash}`;
 }
 
 /** The user with this e-mail and role who may sign in with a password, or null. */

@@ -15,7 +15,7 @@ import { sha256, timingSafeEqual, verifyPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { FailureLimiter } from "./sign_in_limiter.ts";
-import { loginCookieValue } from "./cookies.ts";
+import { ADMIN_COOKIE, loginCookieValue } from "./cookies.ts";
 
 /** A new login token: 256 random bits, its hash (stored) and its expiry. */
 export async function newLoginToken(
@@ -49,7 +49,8 @@ export async function loginOfCookie(
   const token = loginCookieValue(c, cookie);
   if (!token) return null;
   const tokenHash = await sha256(token);
-  const row = await findLogin(deps.sql, tokenHash);
+  // A login is accepted only by its own cookie: a portal token in the admin cookie is no login.
+  const row = await findLogin(deps.sql, tokenHash, cookie === ADMIN_COOKIE ? "admin" : "portal");
   if (!row) return null;
   return { ...row, tokenHash, csrf: (await sha256(`${purpose}:${token}`)).slice(0, 32) };
 }
@@ -104,6 +105,7 @@ export class PasswordSignIn {
       tokenHash: login.tokenHash,
       userId: user.id,
       expiresAt: login.expiresAt,
+      kind: this.role === "admin" ? "admin" : "portal",
     });
     return { kind: "ok", token: login.token };
   }

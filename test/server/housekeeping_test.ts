@@ -17,7 +17,7 @@ for (const backend of backends) {
         (${appId}, 'live-nonce-000000001', now() + interval '5 minutes')`;
       const [{ id: userId }] = await sql`insert into users (role, email, first_name, last_name)
         values ('agent', 'hk@example.com', 'H', 'K') returning id`;
-      await sql`insert into portal_logins (token_hash, user_id, expires_at) values
+      await sql`insert into logins (token_hash, user_id, expires_at) values
         ('old-login', ${userId}, now() - interval '1 second'),
         ('live-login', ${userId}, now() + interval '1 hour')`;
       await sql`update access_tokens set expires_at = now() - interval '2 days'`;
@@ -32,7 +32,7 @@ for (const backend of backends) {
       assert.ok(deleted.tokens >= 2, `tokens: ${deleted.tokens}`);
       const nonces = await sql`select nonce from launch_nonces`;
       assert.deepEqual(nonces.map((r) => r.nonce), ["live-nonce-000000001"]);
-      const logins = await sql`select token_hash from portal_logins`;
+      const logins = await sql`select token_hash from logins`;
       assert.deepEqual(logins.map((r) => r.tokenHash), ["live-login"]);
       assert.equal(deleted.launches, 1, "the record older than 90 days");
       assert.equal(deleted.launchPersonalData, 2, "the records older than 30 days (one then goes)");

@@ -90,7 +90,7 @@ async function startFixture(backend: Backend): Promise<LaunchFixture> {
         (select count(*) from sessions) as sessions,
         (select count(*) from devices) as devices,
         (select count(*) from session_custom_fields) as fields,
-        (select count(*) from portal_logins) as logins,
+        (select count(*) from logins) as logins,
         (select count(*) from teams) as teams,
         (select count(*) from launches) as launches`;
       return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
