@@ -1,10 +1,15 @@
 /** SQL for bearer tokens (stored as SHA-256 hashes). */
 import type { Tx } from "../mod.ts";
 
-/** What a live token grants. */
+/**
+ * What a live token grants: its scopes that the client still has (scopes removed from the client
+ * since the token was issued no longer count), for a client whose app is enabled.
+ */
 export interface TokenGrantRow {
   clientId: string;
   clientDbId: number;
+  /** The app the client belongs to; null for a standalone client (the bootstrap client). */
+  appId: number | null;
   scopes: string[];
   expiresAt: Date;
 }
@@ -23,11 +28,19 @@ export async function insertToken(
 /** Finds a token that is neither expired nor revoked. */
 export async function findLiveToken(tx: Tx, tokenHash: string): Promise<TokenGrantRow | null> {
   const [row] = await tx<TokenGrantRow[]>`
-    select c.client_id, c.id as client_db_id, t.scopes, t.expires_at
+    select ${grantColumns(tx)}
     from access_tokens t join api_clients c on c.id = t.client_id
+      left join apps a on a.id = c.app_id
     where t.token_hash = ${tokenHash} and t.revoked_at is null and t.expires_at > now()
+      and (c.app_id is null or a.enabled)
   `;
   return row ?? null;
+}
+
+/** The grant of a token row `t` of client `c`: its scopes intersected with the client's. */
+function grantColumns(tx: Tx) {
+  return tx`c.client_id, c.id as client_db_id, c.app_id,
+    array(select s from unnest(t.scopes) s where s = any(c.scopes)) as scopes, t.expires_at`;
 }
 
 /** A live token with its issue time, read from the database (introspection skips the cache). */
@@ -36,9 +49,11 @@ export async function findLiveTokenDetails(
   tokenHash: string,
 ): Promise<(TokenGrantRow & { createdAt: Date }) | null> {
   const [row] = await tx<(TokenGrantRow & { createdAt: Date })[]>`
-    select c.client_id, c.id as client_db_id, t.scopes, t.expires_at, t.created_at
+    select ${grantColumns(tx)}, t.created_at
     from access_tokens t join api_clients c on c.id = t.client_id
+      left join apps a on a.id = c.app_id
     where t.token_hash = ${tokenHash} and t.revoked_at is null and t.expires_at > now()
+      and (c.app_id is null or a.enabled)
   `;
   return row ?? null;
 }

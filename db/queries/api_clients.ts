@@ -42,9 +42,16 @@ export async function upsertStandaloneClient(
   return row;
 }
 
-/** Finds a client by its public client id. */
-export async function findClient(tx: Tx, clientId: string): Promise<ApiClientRow | null> {
-  const [row] = await tx<ApiClientRow[]>`select * from api_clients where client_id = ${clientId}`;
+/** Finds a client by its public client id; `appEnabled` is false when its app is disabled. */
+export async function findClient(
+  tx: Tx,
+  clientId: string,
+): Promise<(ApiClientRow & { appEnabled: boolean }) | null> {
+  const [row] = await tx<(ApiClientRow & { appEnabled: boolean })[]>`
+    select c.*, coalesce(a.enabled, true) as app_enabled
+    from api_clients c left join apps a on a.id = c.app_id
+    where c.client_id = ${clientId}
+  `;
   return row ?? null;
 }
 

@@ -19,6 +19,8 @@ import { randomBytes } from "../crypto/random_token.ts";
 export interface TokenInfo {
   clientId: string;
   clientDbId: number;
+  /** The client's app (REST reads are limited to it unless the token has admin scope). */
+  appId: number | null;
   scopes: string[];
   expiresAt: Date;
 }

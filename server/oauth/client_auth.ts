@@ -93,7 +93,8 @@ export function readClientCredentials(
 export async function authenticateClient(tx: Tx, creds: ClientCredentials): Promise<ApiClientRow> {
   const client = await findClient(tx, creds.clientId);
   const ok = await verifySecret(creds.clientSecret, client?.secretHash ?? DUMMY_HASH);
-  if (client && ok) return client;
+  // A disabled app's client is refused like an unknown one (its tokens stop working too).
+  if (client && ok && client.appEnabled) return client;
   const message = "Client authentication failed";
   if (creds.method === "basic") throw basicFailure(message);
   throw new OAuthError(400, "invalid_client", message);
