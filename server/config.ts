@@ -26,6 +26,8 @@ export interface Config {
   tokenTtlSeconds: number;
   tokenCacheSeconds: number;
   trustProxy: boolean;
+  /** With trustProxy: how many proxies stand in front (each appends one X-Forwarded-For entry). */
+  trustedProxyHops: number;
   logLevel: typeof LOG_LEVELS[number];
   /** Failed launches per client address per minute before the address gets 429. */
   launchFailuresPerMinute: number;
@@ -108,6 +110,7 @@ const envSchema = z.object({
   TOKEN_TTL_SECONDS: intText(3600, 60, 86400),
   TOKEN_CACHE_SECONDS: intText(30, 0, 300),
   TRUST_PROXY: boolText,
+  TRUSTED_PROXY_HOPS: intText(1, 1, 10),
   LOG_LEVEL: z.string().trim().toLowerCase().optional().transform((v) => v || "info").pipe(
     z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }),
   ),
@@ -181,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
     trustProxy: e.TRUST_PROXY,
+    trustedProxyHops: e.TRUSTED_PROXY_HOPS,
     logLevel: e.LOG_LEVEL,
     launchFailuresPerMinute: e.LAUNCH_FAILURES_PER_MINUTE,
     tokenFailuresPerMinute: e.TOKEN_FAILURES_PER_MINUTE,

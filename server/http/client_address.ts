@@ -1,13 +1,26 @@
-/** The client's address: X-Forwarded-For when TRUST_PROXY is on, else the connection's peer. */
+/**
+ * The client's address. Behind trusted proxies (TRUST_PROXY), X-Forwarded-For is read from the
+ * right: each of the TRUSTED_PROXY_HOPS proxies appended one entry, so the client is the entry the
+ * outermost proxy appended; anything left of it was written by the client and is not trusted.
+ * Otherwise it is the connection's peer.
+ */
 import type { Context } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { Deps } from "../deps.ts";
 
+/** The client entry of an X-Forwarded-For value written through `hops` trusted proxies. */
+export function forwardedClient(header: string, hops: number): string | null {
+  const entries = header.split(",").map((e) => e.trim()).filter(Boolean);
+  if (!entries.length) return null;
+  return entries[Math.max(0, entries.length - hops)];
+}
+
 /** The address a request came from, or null when unknown (e.g. in-process test requests). */
 export function clientAddress(deps: Deps, c: Context): string | null {
   if (deps.config.trustProxy) {
-    const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0].trim();
-    if (forwarded) return forwarded;
+    const forwarded = c.req.header("X-Forwarded-For");
+    const client = forwarded ? forwardedClient(forwarded, deps.config.trustedProxyHops) : null;
+    if (client) return client;
   }
   try {
     return getConnInfo(c).remote.address ?? null;
