@@ -3,7 +3,7 @@ import type { Sql } from "../db/mod.ts";
 import type { Config } from "./config.ts";
 import type { SecretBox } from "./crypto/secret_box.ts";
 import type { AuthService } from "./oauth/auth_service.ts";
-import type { FailureLimiter } from "./auth/sign_in_limiter.ts";
+import type { FailureLimiter } from "./http/failure_rate.ts";
 
 /** The service's dependencies, created once at startup (or per test). */
 export interface Deps {

@@ -9,6 +9,7 @@ import type { Sql } from "../db/mod.ts";
 import {
   deleteExpiredLogins,
   deleteExpiredNonces,
+  deleteIdleSignInAttempts,
   deleteOldLaunches,
   eraseLaunchPersonalData,
 } from "../db/queries/housekeeping.ts";
@@ -28,6 +29,7 @@ export async function cleanUp(sql: Sql, retention: Retention): Promise<Record<st
     tokens: await deleteExpiredTokens(sql),
     nonces: await deleteExpiredNonces(sql),
     logins: await deleteExpiredLogins(sql),
+    signInAttempts: await deleteIdleSignInAttempts(sql),
     launchPersonalData: await eraseLaunchPersonalData(sql, retention.launchLogPayloadDays),
     launches: await deleteOldLaunches(sql, retention.launchLogRetentionDays),
   };

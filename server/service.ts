@@ -16,7 +16,7 @@ import type { AppEnv } from "./http/env.ts";
 import { log, setLogLevel } from "./log.ts";
 import { AuthService } from "./oauth/auth_service.ts";
 import { startHousekeeping } from "./housekeeping.ts";
-import { FailureLimiter } from "./auth/sign_in_limiter.ts";
+import { FailureLimiter } from "./http/failure_rate.ts";
 import { resolveSecretKey } from "./auth/secret_key.ts";
 
 /** A started service. */

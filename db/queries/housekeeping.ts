@@ -1,6 +1,13 @@
 /** SQL of the periodic clean-up: rows whose time is over. Safe when several processes run it. */
 import type { Sql } from "../mod.ts";
 
+/** Deletes sign-in attempt counters idle for a day (their window is far shorter). */
+export async function deleteIdleSignInAttempts(sql: Sql): Promise<number> {
+  const rows = await sql`delete from sign_in_attempts
+    where last_attempt_at < now() - interval '1 day' returning 1`;
+  return rows.length;
+}
+
 /** Deletes used launch nonces past their expiry; returns how many. */
 export async function deleteExpiredNonces(sql: Sql): Promise<number> {
   const rows = await sql`delete from launch_nonces where expires_at < now() returning 1`;

@@ -14,7 +14,12 @@ import { encodeBase64Url } from "../crypto/base64.ts";
 import { sha256, timingSafeEqual, verifyPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
-import { FailureLimiter } from "./sign_in_limiter.ts";
+import {
+  dummyPasswordHash,
+  reserveSignIn,
+  type SignInLimits,
+  signInSucceeded,
+} from "./sign_in_limiter.ts";
 import { ADMIN_COOKIE, loginCookieValue } from "./cookies.ts";
 
 /** A new login token: 256 random bits, its hash (stored) and its expiry. */
@@ -66,40 +71,39 @@ export type SignInResult =
   | { kind: "refused" }
   | { kind: "wait"; ms: number };
 
-/** Password sign-in for one role, with failed attempts limited in a sliding window. */
+/**
+ * Password sign-in for one role. Each attempt is reserved in the shared limiter before the
+ * password is checked (sign_in_limiter.ts); every refused attempt costs one PBKDF2 verification,
+ * known account or not, so the answer time does not tell which accounts exist.
+ */
 export class PasswordSignIn {
-  #byAccount: FailureLimiter;
-  #byAddress: FailureLimiter;
+  /** Password verifications run so far (the limiter's tests count them). */
+  evaluations = 0;
 
   constructor(
     private role: "agent" | "admin",
     private hours: number,
-    limits: { perAccount: number; perAddress: number; windowMs: number },
-  ) {
-    this.#byAccount = new FailureLimiter(limits.perAccount, limits.windowMs);
-    this.#byAddress = new FailureLimiter(limits.perAddress, limits.windowMs);
-  }
+    private limits: SignInLimits,
+  ) {}
 
   /** Checks the password and, when it is right, stores a new login and returns its token. */
   async attempt(
     deps: Deps,
     a: { email: string; password: string; address: string },
   ): Promise<SignInResult> {
-    const account = a.email.toLowerCase();
-    const wait = Math.max(
-      this.#byAccount.retryAfter(account),
-      this.#byAddress.retryAfter(a.address),
-    );
+    const account = a.email.trim().toLowerCase().slice(0, 320);
+    const wait = await reserveSignIn(deps.sql, this.limits, account, a.address);
     if (wait > 0) return { kind: "wait", ms: wait };
-    const user = a.email ? await userForPasswordLogin(deps.sql, a.email, this.role) : null;
-    const ok = !!user?.passwordHash && !!a.password &&
-      await verifyPassword(a.password, user.passwordHash);
-    if (!user || !ok) {
-      this.#byAccount.fail(account);
-      this.#byAddress.fail(a.address);
+    const user = account ? await userForPasswordLogin(deps.sql, account, this.role) : null;
+    const stored = user?.passwordHash?.startsWith("pbkdf2-sha256$")
+      ? user.passwordHash
+      : await dummyPasswordHash();
+    this.evaluations++;
+    const matches = await verifyPassword(a.password, stored);
+    if (!user || !matches || !a.password || stored !== user.passwordHash) {
       return { kind: "refused" };
     }
-    this.#byAccount.reset(account);
+    await signInSucceeded(deps.sql, account, a.address);
     const login = await newLoginToken(this.hours);
     await insertLogin(deps.sql, {
       tokenHash: login.tokenHash,

@@ -1,38 +1,64 @@
-/** Failed sign-in limiting, shared by the portal and the admin screens. */
+/**
+ * The password sign-in limiter of the portal and the admin screens, in PostgreSQL so that every
+ * instance shares it. An attempt is reserved before the password is checked (parallel guesses
+ * cannot all pass the check first), per (account, address) and per address; once the free
+ * attempts are used, each failure doubles the wait before the next one (1 s, 2 s, 4 s ... up to
+ * 15 minutes) instead of locking the account, so an attacker cannot lock a real user out. Unknown
+ * accounts and accounts without a password cost one PBKDF2 verification like the others.
+ */
+import type { Sql } from "../../db/mod.ts";
+import { forgetAttempts, reserveAttempt } from "../../db/queries/sign_in_attempts.ts";
+import { hashPassword } from "../crypto/hashing.ts";
+import { randomBytes } from "../crypto/random_token.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
 
-/** Counts failed logins per key in a sliding window; blocks a key after `max` failures. */
-export class FailureLimiter {
-  #failures = new Map<string, number[]>();
+/** How the limiter counts: free attempts per (account, address) and per address, and a window. */
+export interface SignInLimits {
+  perAccount: number;
+  perAddress: number;
+  windowMs: number;
+}
 
-  constructor(
-    private max: number,
-    private windowMs: number,
-    private now: () => number = Date.now,
-  ) {}
+/** The longest wait between two attempts. */
+export const MAX_DELAY_SECONDS = 900;
 
-  /** Milliseconds until `key` may try again, or 0 when it may now. */
-  retryAfter(key: string): number {
-    const recent = this.#recent(key);
-    return recent.length >= this.max ? recent[0] + this.windowMs - this.now() : 0;
-  }
+/** Every address's attempts are also counted under this account name. */
+const ANY_ACCOUNT = "*";
 
-  /** Records a failure for `key`. */
-  fail(key: string): void {
-    const recent = this.#recent(key);
-    recent.push(this.now());
-    this.#failures.set(key, recent);
-    if (this.#failures.size > 100_000) {
-      this.#failures.delete(this.#failures.keys().next().value!);
-    }
-  }
+/**
+ * Reserves an attempt for `account` from `address`: 0 when it may go ahead (it counts as a
+ * failure until `signInSucceeded`), else the milliseconds to wait.
+ */
+export async function reserveSignIn(
+  sql: Sql,
+  limits: SignInLimits,
+  account: string,
+  address: string,
+): Promise<number> {
+  const windowSeconds = Math.ceil(limits.windowMs / 1000);
+  const byAddress = await reserveAttempt(sql, { account: ANY_ACCOUNT, address }, {
+    free: limits.perAddress,
+    maxDelaySeconds: MAX_DELAY_SECONDS,
+    windowSeconds,
+  });
+  if (byAddress.waitMs > 0) return byAddress.waitMs;
+  const byAccount = await reserveAttempt(sql, { account, address }, {
+    free: limits.perAccount,
+    maxDelaySeconds: MAX_DELAY_SECONDS,
+    windowSeconds,
+  });
+  return byAccount.waitMs;
+}
 
-  /** Forgets `key` (after a successful login). */
-  reset(key: string): void {
-    this.#failures.delete(key);
-  }
+/** Forgets the account's failures from this address after a successful sign-in. */
+export async function signInSucceeded(sql: Sql, account: string, address: string): Promise<void> {
+  await forgetAttempts(sql, { account, address });
+}
 
-  #recent(key: string): number[] {
-    const since = this.now() - this.windowMs;
-    return (this.#failures.get(key) ?? []).filter((t) => t > since);
-  }
+let dummy: Promise<string> | undefined;
+
+/** A PBKDF2 hash no password matches, verified against when the account has none. */
+export function dummyPasswordHash(): Promise<string> {
+  dummy ??= hashPassword(encodeBase64Url(randomBytes(24)));
+  return dummy;
 }
