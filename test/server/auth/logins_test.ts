@@ -20,7 +20,7 @@ for (const backend of backends) {
   );
 
   /** Launches a fresh agent; returns its portal cookie, session path and id. */
-  async function portalLogin(svc: TestService) {
+  const portalLogin = async (svc: TestService) => {
     const app = await createTestApp(svc, await svc.adminToken(), uniqueId("lg"));
     const id = uniqueId("ag");
     const res = await svc.request(`/portal/api/auth/app/${app.appName}`, {
@@ -37,9 +37,9 @@ for (const backend of backends) {
     const token = res.headers.get("Set-Cookie")!.split(";")[0].split("=")[1];
     const [user] = await svc.db.sql`select id from users where email = ${`${id}@example.com`}`;
     return { token, path: new URL(res.headers.get("Location")!).pathname, userId: user.id };
-  }
+  };
 
-  async function adminLogin(svc: TestService): Promise<string> {
+  const adminLogin = async (svc: TestService): Promise<string> => {
     const res = await svc.request("/admin/login", {
       method: "POST",
       body: new URLSearchParams({
@@ -49,7 +49,7 @@ for (const backend of backends) {
     });
     assert.equal(res.status, 303);
     return res.headers.get("Set-Cookie")!.split(";")[0].split("=")[1];
-  }
+  };
 
   Deno.test(
     `logins: a portal login in the admin cookie is no login, and back [${backend.name}]`,

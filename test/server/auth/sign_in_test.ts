@@ -15,13 +15,13 @@ for (const backend of backends) {
     (svc: TestService) => svc.close(),
   );
 
-  async function agentWithPassword(svc: TestService, password: string | null) {
+  const agentWithPassword = async (svc: TestService, password: string | null) => {
     const email = `${uniqueId("si")}@example.com`;
     await svc.db.sql`insert into users (role, email, first_name, last_name, password_hash)
       values ('agent', ${email}, 'S', 'I',
         ${password ? await hashPassword(password) : "random-sha256$abc"})`;
     return email;
-  }
+  };
 
   Deno.test(
     `sign-in: 50 parallel wrong passwords are checked at most limit times [${backend.name}]`,

@@ -14,7 +14,7 @@ for (const backend of backends) {
     (svc: TestService) => svc.close(),
   );
 
-  async function appToken(svc: TestService, scopes: string[]) {
+  const appToken = async (svc: TestService, scopes: string[]) => {
     const admin = await svc.adminToken();
     const app = await createTestApp(svc, admin, uniqueId("tk"), { clientScopes: scopes });
     const res = await svc.request("/api/v1/oauth2/token", {
@@ -27,7 +27,7 @@ for (const backend of backends) {
     });
     assert.equal(res.status, 200);
     return { app, admin, token: (await res.json()).access_token as string };
-  }
+  };
 
   Deno.test(
     `tokens: reducing a client's scopes ends a live token's use of them [${backend.name}]`,
