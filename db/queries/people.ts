@@ -29,21 +29,43 @@ export interface AgentRow {
   updatedAt: Date;
 }
 
+/** Which app's rows a caller reaches: every app's (`all`), or one app's (null: none). */
+export type AppScope = { all: true } | { appId: number | null };
+
 /** Filters of the customer and agent lists; `beforeId` is the keyset (newest first). */
 export interface PeopleFilter {
   email?: string;
   externalId?: string;
   beforeId?: number;
+  scope: AppScope;
+}
+
+/** `and <column> = <the scope's app>` unless the scope is every app. */
+function inScope(sql: Sql, column: string, scope: AppScope) {
+  return "all" in scope ? sql`` : sql`and ${sql(column)} = ${scope.appId}`;
+}
+
+/** The agents an app reaches: those who launched through it, or have its external id. */
+function agentInScope(sql: Sql, scope: AppScope) {
+  return "all" in scope ? sql`` : sql`and (
+    exists (select 1 from agent_external_ids e where e.user_id = u.id and e.app_id = ${scope.appId})
+    or exists (select 1 from launches l where l.agent_id = u.id and l.app_id = ${scope.appId})
+  )`;
 }
 
 const customerColumns = (sql: Sql) =>
   sql`id, external_id, email, first_name, last_name, phone1, phone2, other_phone, created_at,
     updated_at`;
 
-/** One customer, or null. */
-export async function customerById(sql: Sql, id: number): Promise<CustomerRow | null> {
+/** One customer in the scope, or null. */
+export async function customerById(
+  sql: Sql,
+  id: number,
+  scope: AppScope,
+): Promise<CustomerRow | null> {
   const [row] = await sql<CustomerRow[]>`
-    select ${customerColumns(sql)} from customers where id = ${id}
+    select ${customerColumns(sql)} from customers
+    where id = ${id} ${inScope(sql, "app_id", scope)}
   `;
   return row ?? null;
 }
@@ -56,7 +78,7 @@ export async function listCustomers(
 ): Promise<CustomerRow[]> {
   return await sql<CustomerRow[]>`
     select ${customerColumns(sql)} from customers
-    where true
+    where true ${inScope(sql, "app_id", f.scope)}
       ${f.email ? sql`and lower(email) = lower(${f.email})` : sql``}
       ${f.externalId ? sql`and external_id = ${f.externalId}` : sql``}
       ${f.beforeId !== undefined ? sql`and id < ${f.beforeId}` : sql``}
@@ -72,10 +94,11 @@ const agentColumns = (sql: Sql) =>
         order by t.team_id)
       from team_members m join teams t on t.id = m.team_id where m.user_id = u.id), '[]') as teams`;
 
-/** One agent (role agent), or null. */
-export async function agentById(sql: Sql, id: number): Promise<AgentRow | null> {
+/** One agent (role agent) in the scope, or null. */
+export async function agentById(sql: Sql, id: number, scope: AppScope): Promise<AgentRow | null> {
   const [row] = await sql<AgentRow[]>`
-    select ${agentColumns(sql)} from users u where u.id = ${id} and u.role = 'agent'
+    select ${agentColumns(sql)} from users u
+    where u.id = ${id} and u.role = 'agent' ${agentInScope(sql, scope)}
   `;
   return row ?? null;
 }
@@ -84,7 +107,7 @@ export async function agentById(sql: Sql, id: number): Promise<AgentRow | null> 
 export async function listAgents(sql: Sql, f: PeopleFilter, limit: number): Promise<AgentRow[]> {
   return await sql<AgentRow[]>`
     select ${agentColumns(sql)} from users u
-    where u.role = 'agent'
+    where u.role = 'agent' ${agentInScope(sql, f.scope)}
       ${f.email ? sql`and lower(u.email) = lower(${f.email})` : sql``}
       ${f.externalId ? sql`and u.external_id = ${f.externalId}` : sql``}
       ${f.beforeId !== undefined ? sql`and u.id < ${f.beforeId}` : sql``}

@@ -35,6 +35,8 @@ export interface SessionRow {
 
 /** Filters of the session list. */
 export interface SessionFilter {
+  /** Only this app's sessions (null: none); every app's when undefined. */
+  appId?: number | null;
   status?: "open" | "closed";
   externalReference?: string;
   referenceId?: string;
@@ -87,6 +89,7 @@ export async function listSessions(
     select ${sessionColumns(sql)}
     from sessions s join customers c on c.id = s.customer_id
     where true
+      ${f.appId !== undefined ? sql`and s.app_id = ${f.appId}` : sql``}
       ${f.status ? sql`and s.status = ${f.status}` : sql``}
       ${f.externalReference ? sql`and s.external_reference = ${f.externalReference}` : sql``}
       ${f.referenceId ? sql`and s.reference_id = ${f.referenceId}` : sql``}

@@ -10,6 +10,7 @@ import { errorResponses, jsonResponse, security, validationHook } from "./openap
 import { decodeCursor, page } from "./paging.ts";
 import { AgentSchema, CustomerSchema, IdParam, pageOf, PeopleQuery } from "./schemas.ts";
 import { agentView, customerView } from "./views.ts";
+import { appScope } from "./app_scope.ts";
 
 /** Builds the customers sub-app. */
 export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
@@ -34,7 +35,7 @@ export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await customerById(deps.sql, id);
+      const row = await customerById(deps.sql, id, await appScope(deps, c));
       if (!row) throw new AppError(404, "customer_not_found", `Customer ${id} not found`);
       return jsonWithEtag(c, customerView(row));
     },
@@ -60,6 +61,7 @@ export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
         email: q.email,
         externalId: q.externalId,
         beforeId: decodeCursor(q.cursor),
+        scope: await appScope(deps, c),
       }, q.limit + 1);
       c.header("Cache-Control", "no-store");
       return c.json(page(rows, q.limit, customerView), 200);
@@ -91,7 +93,7 @@ export function agentRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await agentById(deps.sql, id);
+      const row = await agentById(deps.sql, id, await appScope(deps, c));
       if (!row) throw new AppError(404, "agent_not_found", `Agent ${id} not found`);
       return jsonWithEtag(c, agentView(row));
     },
@@ -117,6 +119,7 @@ export function agentRoutes(deps: Deps): OpenAPIHono<AppEnv> {
         email: q.email,
         externalId: q.externalId,
         beforeId: decodeCursor(q.cursor),
+        scope: await appScope(deps, c),
       }, q.limit + 1);
       c.header("Cache-Control", "no-store");
       return c.json(page(rows, q.limit, agentView), 200);

@@ -18,6 +18,7 @@ import {
 import { decodeCursor, page } from "./paging.ts";
 import { IdParam, pageOf, SessionListQuery, SessionPatchSchema, SessionSchema } from "./schemas.ts";
 import { sessionView } from "./views.ts";
+import { appScope, inAppScope, scopeFilter } from "./app_scope.ts";
 
 const tags = ["Sessions"];
 
@@ -46,7 +47,9 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { id } = c.req.valid("param");
       const row = await sessionById(deps.sql, id);
-      if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
+        throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      }
       return jsonWithEtag(c, sessionView(row));
     },
   );
@@ -70,6 +73,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     async (c) => {
       const q = c.req.valid("query");
       const rows = await listSessions(deps.sql, {
+        appId: scopeFilter(await appScope(deps, c)),
         status: q.status,
         externalReference: q.externalReference,
         referenceId: q.referenceId,
@@ -102,6 +106,10 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
+      const before = await sessionById(deps.sql, id);
+      if (!before || !inAppScope(await appScope(deps, c), before.appId)) {
+        throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      }
       await changeSession(deps, id, c.req.valid("json"), { agentId: null, via: "api" });
       const row = await sessionById(deps.sql, id);
       if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
