@@ -11,6 +11,8 @@ export interface TokenGrantRow {
   /** The app the client belongs to; null for a standalone client (the bootstrap client). */
   appId: number | null;
   scopes: string[];
+  /** What the client may use now (an admin client reaches every app's data). */
+  clientScopes: string[];
   expiresAt: Date;
 }
 
@@ -40,7 +42,8 @@ export async function findLiveToken(tx: Tx, tokenHash: string): Promise<TokenGra
 /** The grant of a token row `t` of client `c`: its scopes intersected with the client's. */
 function grantColumns(tx: Tx) {
   return tx`c.client_id, c.id as client_db_id, c.app_id,
-    array(select s from unnest(t.scopes) s where s = any(c.scopes)) as scopes, t.expires_at`;
+    array(select s from unnest(t.scopes) s where s = any(c.scopes)) as scopes,
+    c.scopes as client_scopes, t.expires_at`;
 }
 
 /** A live token with its issue time, read from the database (introspection skips the cache). */

@@ -1,8 +1,8 @@
 /**
  * Which app's data a REST caller reaches. A client without the `admin` scope reaches only its
  * own app's sessions, customers, launch log and the agents who launched through its app (another
- * app's id is a 404, like a missing one); an `admin` token reaches every app's, or one app's with
- * `?app=<appName>` on a list.
+ * app's id is a 404, like a missing one); an `admin` client reaches every app's (whatever scopes
+ * its token was asked with), or one app's with `?app=<appName>` on a list.
  */
 import type { Context } from "hono";
 import { findAppByName } from "../../db/queries/apps.ts";
@@ -16,7 +16,7 @@ export type { AppScope } from "../../db/queries/people.ts";
 /** The caller's scope: its app, or every app (admin), or the app named by `?app=` (admin). */
 export async function appScope(deps: Deps, c: Context<AppEnv>): Promise<AppScope> {
   const token = c.get("token");
-  if (!token.scopes.includes("admin")) return { appId: token.appId };
+  if (!token.clientScopes.includes("admin")) return { appId: token.appId };
   const name = c.req.query("app");
   if (!name) return { all: true };
   const app = await findAppByName(deps.sql, name);

@@ -22,6 +22,8 @@ export interface TokenInfo {
   /** The client's app (REST reads are limited to it unless the token has admin scope). */
   appId: number | null;
   scopes: string[];
+  /** The client's current scopes (an admin client's tokens reach every app's data). */
+  clientScopes: string[];
   expiresAt: Date;
 }
 
