@@ -84,7 +84,10 @@ Deno.test({
       await t.step("the reference page is served with its own script, offline", async () => {
         const page = await svc.request("/api/v1/docs");
         assert.equal(page.status, 200);
-        assert.match(page.headers.get("Content-Security-Policy")!, /default-src 'self'/);
+        const csp = page.headers.get("Content-Security-Policy")!;
+        assert.match(csp, /default-src 'none'/);
+        assert.match(csp, /script-src 'self'/, "the page's own script");
+        assert.doesNotMatch(csp, /unsafe-inline/);
         const html = await page.text();
         assert.match(html, /<script src="\/assets\/api-docs\.js\?v=[0-9a-z]+" defer><\/script>/);
         assert.match(

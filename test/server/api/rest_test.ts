@@ -93,6 +93,7 @@ for (const backend of backends) {
           assert.equal(bad.status, 400);
           assert.deepEqual((await bad.json()).errors, [{
             path: "id",
+            code: "invalid_format",
             message: "expected a numeric id",
           }]);
         });
@@ -159,8 +160,12 @@ for (const backend of backends) {
           });
           assert.equal(bad.status, 400);
           assert.deepEqual((await bad.json()).errors, [
-            { path: "customFields.color", message: "not configured in the custom-fields setup" },
-            { path: "assigneeId", message: "no agent has id 999999" },
+            {
+              path: "customFields.color",
+              code: "invalid",
+              message: "not configured in the custom-fields setup",
+            },
+            { path: "assigneeId", code: "invalid", message: "no agent has id 999999" },
           ]);
           assert.deepEqual(await (await get(url)).json(), before);
           const [adminUser] = await svc.db.sql`
