@@ -1,9 +1,14 @@
 /**
- * `deno task sign [--key <api key>] [--post <launch url>] [payload.json]`: prints the signed_request
- * of a payload JSON file (or stdin). The key comes from --key or PORTAL_API_KEY. With --post, it
- * submits the form (Accept: application/json) and prints the response.
+ * `deno task sign [--key <api key>] [--post <launch url>] [--exact] [payload.json]`: prints the
+ * signed_request of a payload JSON file (or stdin). The key comes from --key or PORTAL_API_KEY.
+ * A fresh `issuedAt` and a random `nonce` are added at the top level (replay protection) unless
+ * the payload has either, or --exact signs the text exactly as given. With --post, it submits the
+ * form (Accept: application/json) and prints the response.
  */
 import { signPayload } from "../server/launch/signed_request.ts";
+import { freshnessFields } from "../server/launch/contract.ts";
+
+const VALUED = new Set(["--key", "--post"]);
 
 function arg(name: string): string | undefined {
   const i = Deno.args.indexOf(name);
@@ -12,23 +17,29 @@ function arg(name: string): string | undefined {
 
 const key = arg("--key") ?? Deno.env.get("PORTAL_API_KEY");
 const postUrl = arg("--post");
-const file =
-  Deno.args.filter((a, i) => !a.startsWith("--") && !Deno.args[i - 1]?.startsWith("--"))[0];
+const exact = Deno.args.includes("--exact");
+const file = Deno.args.filter((a, i) => !a.startsWith("--") && !VALUED.has(Deno.args[i - 1]))[0];
 if (!key) {
   console.error(
-    "usage: deno task sign [--key <api key>] [--post <launch url>] [payload.json]\n" +
+    "usage: deno task sign [--key <api key>] [--post <launch url>] [--exact] [payload.json]\n" +
       "The API key comes from --key or the PORTAL_API_KEY environment variable.",
   );
   Deno.exit(2);
 }
 const text = file ? await Deno.readTextFile(file) : await new Response(Deno.stdin.readable).text();
+let payload: unknown;
 try {
-  JSON.parse(text);
+  payload = JSON.parse(text);
 } catch (err) {
   console.error(`${file ?? "stdin"} is not JSON: ${(err as Error).message}`);
   Deno.exit(2);
 }
-const signed = await signPayload(text.trim(), key);
+const fresh = !exact && typeof payload === "object" && payload !== null &&
+  !Array.isArray(payload) && !("issuedAt" in payload) && !("nonce" in payload);
+const signed = await signPayload(
+  fresh ? JSON.stringify({ ...payload, ...freshnessFields() }) : text.trim(),
+  key,
+);
 if (!postUrl) {
   console.log(signed);
 } else {

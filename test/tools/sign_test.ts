@@ -10,11 +10,39 @@ Deno.test("deno task sign prints the signed_request of a payload file (vector 'm
   const file = await Deno.makeTempFile({ suffix: ".json" });
   await Deno.writeTextFile(file, v.payloadJson + "\n");
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-env", "--allow-net", SIGN, "--key", v.apiKey, file],
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      "--allow-net",
+      SIGN,
+      "--key",
+      v.apiKey,
+      "--exact",
+      file,
+    ],
   }).output();
   await Deno.remove(file);
   assert.equal(out.code, 0);
   assert.equal(new TextDecoder().decode(out.stdout).trim(), v.signedRequest);
+});
+
+Deno.test("deno task sign adds a fresh issuedAt and a nonce unless told --exact", async () => {
+  const v = vectors.find((c: { name: string }) => c.name === "minimal");
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(file, v.payloadJson);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", SIGN, "--key", v.apiKey, file],
+  }).output();
+  await Deno.remove(file);
+  assert.equal(out.code, 0);
+  const encoded = new TextDecoder().decode(out.stdout).trim().split(".")[1];
+  const signed = JSON.parse(
+    new TextDecoder().decode(Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0))),
+  );
+  assert.ok(Math.abs(signed.issuedAt - Date.now() / 1000) < 60, "issuedAt is now");
+  assert.match(signed.nonce, /^[A-Za-z0-9_-]{16,128}$/);
+  assert.deepEqual(signed.context, JSON.parse(v.payloadJson).context, "the rest as given");
 });
 
 Deno.test("deno task sign without a key explains how to give one", async () => {

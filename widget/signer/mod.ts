@@ -7,6 +7,7 @@
  * (an ES module with the schema bundled).
  */
 import { parseLaunchPayload } from "../../server/launch/payload.ts";
+import { ALGORITHM, freshnessFields, launchUrl } from "../../server/launch/contract.ts";
 
 const encoder = new TextEncoder();
 
@@ -86,9 +87,7 @@ function json(body: unknown, status: number): Response {
 export function createSignHandler(
   options: SignHandlerOptions,
 ): (req: Request) => Promise<Response> {
-  const action = `${options.portalUrl.replace(/\/+$/, "")}/api/auth/app/${
-    encodeURIComponent(options.appName)
-  }`;
+  const action = launchUrl(options.portalUrl, options.appName);
   const allow = new Set(options.allow ?? []);
   return async (req) => {
     if (req.method !== "POST") {
@@ -121,8 +120,11 @@ export function createSignHandler(
     }
     const requested = raw as Record<string, unknown>;
     const parameters = options.parameters ? await options.parameters(req, requested) : requested;
+    // Fresh issuedAt and a random nonce: each signed request launches once, within the app's
+    // window (replay protection).
     const payload = {
-      algorithm: "HMACSHA256",
+      algorithm: ALGORITHM,
+      ...freshnessFields(),
       context: { user, environment: { parameters } },
     };
     try {

@@ -5,6 +5,7 @@
  * signed request to the chosen target (tab, self, iframe) and shows launch errors inline.
  */
 import { css, html, LitElement, nothing, type PropertyValues } from "lit";
+import { MESSAGE_TYPES } from "../../server/launch/contract.ts";
 import {
   type LaunchedDetail,
   type LaunchErrorDetail,
@@ -276,7 +277,7 @@ export class PortalLauncher extends LitElement {
   #portalMessage(event: MessageEvent): void {
     if (!this.#portalOrigin || event.origin !== this.#portalOrigin) return;
     const data = event.data as Partial<LaunchErrorDetail> & { type?: string };
-    if (!data || data.type !== "portal-launcher:error") return;
+    if (!data || data.type !== MESSAGE_TYPES.error) return;
     this.#fail({
       status: typeof data.status === "number" ? data.status : 0,
       message: typeof data.message === "string" ? data.message : "The portal could not open",
