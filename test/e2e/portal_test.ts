@@ -2,11 +2,10 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { hashPassword } from "../../server/crypto/hashing.ts";
-import { signPayload } from "../../server/launch/signed_request.ts";
 import { launchChromium, OUTPUT_DIR } from "../helpers/browser.ts";
 import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
-import { createTestApp } from "../helpers/launch.ts";
+import { createTestApp, signLaunch } from "../helpers/launch.ts";
 import { type Json, launchPayload } from "../helpers/payload.ts";
 
 Deno.test({
@@ -64,7 +63,7 @@ Deno.test({
 
       /** Submits a real signed form POST from a host page, as a host app would. */
       const launch = async (p: Page, params: Json = {}, user: Json = {}): Promise<number> => {
-        const signed = await signPayload(JSON.stringify(launchPayload(params, user)), app.apiKey);
+        const signed = await signLaunch(launchPayload(params, user), app.apiKey);
         await p.goto(`${svc.base}/healthz`); // a host page that is not the portal
         await p.setContent(
           `<form method="post" action="${svc.base}/portal/api/auth/app/crm">` +
@@ -156,10 +155,7 @@ Deno.test({
           await svc.api("PATCH", "/api/v1/admin/apps/crm", admin, {
             frameAncestors: [svc.base],
           });
-          const signed = await signPayload(
-            JSON.stringify(launchPayload({ target: "embedded" })),
-            app.apiKey,
-          );
+          const signed = await signLaunch(launchPayload({ target: "embedded" }), app.apiKey);
           const host = await context.newPage();
           await host.goto(`${svc.base}/healthz`);
           await host.setContent(
