@@ -1,0 +1,76 @@
+/**
+ * The portal pages' shell and shared pieces: the page document (its style is the static
+ * portal.css), the translator and page-context types, the CSRF fields and dates.
+ */
+import type { Child } from "hono/jsx";
+import type { ScreenSettings } from "../../db/queries/portal.ts";
+import type { SessionRow } from "../../db/queries/sessions.ts";
+import { assetPath } from "../assets/static_files.ts";
+import type { PathsPanel } from "./guided_paths.ts";
+import type { PortalAgent } from "./auth.ts";
+import type { StringKey } from "./i18n.ts";
+import type { ScreenView } from "./view.ts";
+
+/** A translator bound to the page's language. */
+export type T = (key: StringKey, vars?: Record<string, string>) => string;
+
+/** What every portal page knows. */
+export interface PageContext {
+  t: T;
+  language: string;
+  prefix: string;
+  agent: PortalAgent;
+  view: ScreenView;
+}
+
+/** What the session screen shows. */
+export interface ScreenData extends PageContext {
+  session: SessionRow;
+  settings: ScreenSettings;
+  panel: PathsPanel;
+  /** Which part of the paths panel is open: the path list or the remote control view. */
+  mode: "list" | "remote";
+  transferTargets: { id: number; firstName: string; lastName: string; email: string }[];
+  notice: string | null;
+}
+
+export function Page(props: {
+  language: string;
+  title: string;
+  flavor: string;
+  /** The portal prefix, for the stylesheet's URL. */
+  prefix?: string;
+  /** The login's CSRF token, for scripts that post the portal's forms. */
+  csrf?: string;
+  children: Child;
+}): string {
+  const page = (
+    <html lang={props.language}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title}</title>
+        {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
+        <link rel="stylesheet" href={assetPath("portal.css", props.prefix ?? "")} />
+      </head>
+      <body class={props.flavor} data-flavor={props.flavor}>{props.children}</body>
+    </html>
+  );
+  return "<!doctype html>" + page.toString();
+}
+
+export function Csrf(props: { ctx: PageContext }) {
+  return (
+    <>
+      <input type="hidden" name="csrf" value={props.ctx.agent.csrf} />
+      {props.ctx.view.launchId
+        ? <input type="hidden" name="launch" value={String(props.ctx.view.launchId)} />
+        : null}
+    </>
+  );
+}
+
+export function when(date: Date | string, language: string): string {
+  const d = typeof date === "string" ? new Date(date) : date;
+  return new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(d);
+}
