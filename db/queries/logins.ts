@@ -9,6 +9,8 @@ export interface LoginRow {
   firstName: string;
   lastName: string;
   locale: string | null;
+  /** The launch that created this login (its restrictions apply); null for a password sign-in. */
+  launchId: number | null;
 }
 
 /** Which side a login belongs to: the agent portal or the admin screens. */
@@ -21,7 +23,7 @@ export async function findLogin(
   kind: LoginKind,
 ): Promise<LoginRow | null> {
   const [row] = await sql<LoginRow[]>`
-    select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale
+    select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale, l.launch_id
     from logins l join users u on u.id = l.user_id
     where l.token_hash = ${tokenHash} and l.kind = ${kind} and l.expires_at > now()
   `;

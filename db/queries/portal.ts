@@ -13,15 +13,38 @@ export interface LaunchView {
  */
 export async function findLaunchView(
   sql: Sql,
-  q: { launchId: number; sessionId: number; agentId: number },
+  q: { launchId: number; agentId: number },
 ): Promise<LaunchView | null> {
   const [row] = await sql<LaunchView[]>`
     select l.view, coalesce(a.frame_ancestors, '{}') as frame_ancestors
     from launches l left join apps a on a.id = l.app_id
-    where l.id = ${q.launchId} and l.session_id = ${q.sessionId} and l.agent_id = ${q.agentId}
-      and l.outcome = 'ok'
+    where l.id = ${q.launchId} and l.agent_id = ${q.agentId} and l.outcome = 'ok'
   `;
   return row ?? null;
+}
+
+/**
+ * True when the agent may open the session: its assignee, an agent a launch put on it, or an
+ * agent sharing a team with its assignee.
+ */
+export async function agentReachesSession(
+  sql: Sql,
+  q: { agentId: number; sessionId: number },
+): Promise<boolean> {
+  const [row] = await sql<{ reaches: boolean }[]>`
+    select exists (
+      select 1 from sessions s
+      where s.id = ${q.sessionId} and (
+        s.assignee_id = ${q.agentId}
+        or exists (select 1 from launches l
+          where l.session_id = s.id and l.agent_id = ${q.agentId} and l.outcome = 'ok')
+        or exists (select 1 from team_members mine join team_members theirs
+          on theirs.team_id = mine.team_id
+          where mine.user_id = ${q.agentId} and theirs.user_id = s.assignee_id)
+      )
+    ) as reaches
+  `;
+  return row.reaches;
 }
 
 /** What the session screen shows beside the session: field settings and custom-field labels. */

@@ -30,6 +30,17 @@ export function setPortalCookie(c: Context, prefix: string, token: string): void
   });
 }
 
+/** Ends the portal login cookie in the browser. */
+export function clearPortalCookie(c: Context, prefix: string): void {
+  deleteCookie(c, PORTAL_COOKIE, {
+    path: prefix,
+    httpOnly: true,
+    secure: true,
+    sameSite: "None",
+    partitioned: true,
+  });
+}
+
 /** Sets the admin login cookie; Secure when the service is served over https. */
 export function setAdminCookie(c: Context, publicUrl: string, token: string): void {
   setCookie(c, ADMIN_COOKIE, token, {

@@ -287,6 +287,10 @@ export function Header(props: { ctx: PageContext }) {
         {agent.firstName} {agent.lastName} · {t("language")}:{" "}
         <span data-testid="language">{language}</span>
       </span>
+      <form method="post" action={`${props.ctx.prefix}/logout`} class="logout">
+        <input type="hidden" name="csrf" value={agent.csrf} />
+        <button type="submit" class="secondary">{t("signOut")}</button>
+      </form>
     </header>
   );
 }

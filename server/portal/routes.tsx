@@ -5,6 +5,7 @@
 import { type Context, Hono } from "hono";
 import { limitBody } from "../http/body_limit.ts";
 import {
+  agentReachesSession,
   insertPathRun,
   insertSessionEvent,
   publishedPaths,
@@ -19,7 +20,8 @@ import { csrfMatches, PasswordSignIn } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
-import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { clearPortalCookie, PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { deleteLogin } from "../../db/queries/logins.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
 import { contentLanguage } from "../launch/contract.ts";
@@ -64,6 +66,32 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   });
   app.use("*", limitBody(16));
 
+  // An agent reaches only the sessions it works on (assignee, put there by a launch, or a team
+  // mate of the assignee); any other session is 404, the same answer as a missing one.
+  const onlyReachable = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    const agent = await currentAgent(deps, c);
+    if (agent) {
+      const sessionId = Number(c.req.param("id"));
+      if (!(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId }))) {
+        return message(c, agent, 404, "notFound");
+      }
+    }
+    await next();
+  };
+  app.use(SESSION_PATH, onlyReachable);
+  app.use(`${SESSION_PATH}/*`, onlyReachable);
+
+  app.post("/logout", async (c) => {
+    const agent = await currentAgent(deps, c);
+    if (agent) {
+      const form = await c.req.parseBody();
+      if (!csrfMatches(agent, form.csrf)) return message(c, agent, 403, "expired");
+      await deleteLogin(deps.sql, agent.tokenHash);
+    }
+    clearPortalCookie(c, prefix);
+    return c.redirect(`${prefix}/login`, 303);
+  });
+
   /** The signed-in agent, or a redirect to the sign-in page that comes back here. */
   async function agentOr(c: Context<AppEnv>): Promise<PortalAgent | Response> {
     const agent = await currentAgent(deps, c);
@@ -101,7 +129,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   /** Renders the session screen. */
   async function screen(c: Context<AppEnv>, agent: PortalAgent, notice: StringKey | null) {
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     const [session, settings, paths, recent, targets] = await Promise.all([
       sessionById(deps.sql, id),
@@ -171,7 +199,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       return { refusal: message(c, agent, 403, "expired") };
     }
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent, id, launchParam(form.launch));
+    const view = await resolveView(deps, agent);
     return { agent, form, id, view };
   }
 
@@ -258,7 +286,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     const agent = await agentOr(c);
     if (agent instanceof Response) return agent;
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     return c.html(remotePage(pageContext(agent, view), id));
   });
@@ -267,7 +295,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     const agent = await agentOr(c);
     if (agent instanceof Response) return agent;
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent, id, launchParam(c.req.query("launch")));
+    const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     const path = (await catalog()).find((p) => p.uid === c.req.param("uid"));
     const session = await sessionById(deps.sql, id);

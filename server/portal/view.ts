@@ -18,17 +18,15 @@ export function launchParam(value: unknown): number | null {
 }
 
 /**
- * The launch's view when that launch landed this agent on this session; otherwise the defaults:
- * standard flavor, all published paths, every control shown, the agent's language.
+ * The view of the agent's login: a login a launch created obeys that launch's view (flavor,
+ * show* flags, paths plan, framing) on every page and every form, whatever the request says; a
+ * password sign-in gets the defaults: standard flavor, all published paths, every control shown,
+ * the agent's language.
  */
-export async function resolveView(
-  deps: Deps,
-  agent: PortalAgent,
-  sessionId: number,
-  launchId: number | null,
-): Promise<ScreenView> {
+export async function resolveView(deps: Deps, agent: PortalAgent): Promise<ScreenView> {
+  const launchId = agent.launchId;
   const found = launchId
-    ? await findLaunchView(deps.sql, { launchId, sessionId, agentId: agent.userId })
+    ? await findLaunchView(deps.sql, { launchId, agentId: agent.userId })
     : null;
   if (found) {
     const view = found.view as LaunchView;

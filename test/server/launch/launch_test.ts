@@ -59,7 +59,11 @@ for (const backend of backends) {
     assert.match(screen.headers.get("Content-Security-Policy")!, /^default-src 'none'; /);
     assert.match(await screen.text(), /Grace Hopper/);
     const plain = await f.svc.request(url.pathname, { headers: { Cookie: pair } });
-    assert.equal(framing(plain), "frame-ancestors 'self'");
+    assert.equal(
+      framing(plain),
+      "frame-ancestors 'self' http://host.test",
+      "the view (and framing) belongs to the login the launch created, whatever the URL says",
+    );
     await plain.body?.cancel();
     const noCookie = await f.svc.request(url.pathname);
     assert.equal(noCookie.status, 303, "no cookie: sign in first");
