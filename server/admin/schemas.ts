@@ -1,4 +1,5 @@
 /** Zod schemas of the admin API: they validate requests and generate the OpenAPI document. */
+import { frameAncestorProblem } from "../http/frame_ancestors.ts";
 import { z } from "@hono/zod-openapi";
 import { msg } from "../zod_messages.ts";
 import { SCOPES } from "../oauth/scopes.ts";
@@ -29,10 +30,11 @@ const SecretText = z.string().regex(
 );
 
 /** An origin allowed to embed the portal in a frame; `*.` allows subdomains. */
-export const FrameAncestorSchema = z.string().regex(
-  /^https?:\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/,
-  "expected an origin such as https://crm.example.com or https://*.example.com (no path)",
-);
+export const FrameAncestorSchema = z.string().superRefine((entry, ctx) => {
+  // One rule for the API and the screens: https only (http for loopback), sane wildcards.
+  const problem = frameAncestorProblem(entry);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 const appFields = {
   appName: AppNameSchema,

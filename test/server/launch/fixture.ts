@@ -1,6 +1,6 @@
 /**
  * The launch tests' shared fixture: one service per backend per test file, with the app `crm`
- * (framed by http://host.test), the custom field `priority`, a category and a published path.
+ * (framed by https://host.test), the custom field `priority`, a category and a published path.
  */
 import type { Backend } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
@@ -47,7 +47,7 @@ async function startFixture(backend: Backend): Promise<LaunchFixture> {
     appName: "crm",
     name: "CRM",
     authType: "signed_request",
-    frameAncestors: ["http://host.test"],
+    frameAncestors: ["https://host.test"],
   })).json();
   await svc.api("POST", "/api/v1/admin/custom-fields", adminToken, { name: "priority" });
   const category = await (await svc.api("POST", "/api/v1/admin/path-categories", adminToken, {

@@ -53,7 +53,7 @@ for (const backend of backends) {
     assert.equal(screen.status, 200);
     assert.equal(
       framing(screen),
-      "frame-ancestors 'self' http://host.test",
+      "frame-ancestors 'self' https://host.test",
       "the launch's app may frame the session screen",
     );
     assert.match(screen.headers.get("Content-Security-Policy")!, /^default-src 'none'; /);
@@ -61,7 +61,7 @@ for (const backend of backends) {
     const plain = await f.svc.request(url.pathname, { headers: { Cookie: pair } });
     assert.equal(
       framing(plain),
-      "frame-ancestors 'self' http://host.test",
+      "frame-ancestors 'self' https://host.test",
       "the view (and framing) belongs to the login the launch created, whatever the URL says",
     );
     await plain.body?.cancel();
@@ -312,7 +312,7 @@ for (const backend of backends) {
   test("refusals reach browsers as a page that posts to the allowed origin only", async (f) => {
     const res = await f.launch(freshPayload({}, { email: "bad" }));
     assert.equal(res.status, 400);
-    assert.equal(framing(res), "frame-ancestors 'self' http://host.test");
+    assert.equal(framing(res), "frame-ancestors 'self' https://host.test");
     const csp = res.headers.get("Content-Security-Policy")!;
     const nonce = csp.match(/script-src 'self' 'nonce-([A-Za-z0-9_-]+)'/)?.[1];
     assert.ok(nonce, csp);
@@ -320,7 +320,7 @@ for (const backend of backends) {
     assert.match(html, new RegExp(`<script nonce="${nonce}">`), "the inline script has the nonce");
     assert.match(html, /role="alert"/);
     assert.match(html, /"type":"portal-launcher:error"/);
-    assert.match(html, /\["http:\/\/host\.test"\]/);
+    assert.match(html, /\["https:\/\/host\.test"\]/);
     assert.match(html, /context\.user\.email/);
   });
 
@@ -393,7 +393,7 @@ for (const backend of backends) {
     const before = await f.counts();
     const res = await f.svc.request("/portal/api/auth/app/crm/validate", {
       method: "POST",
-      headers: { Origin: "http://host.test" },
+      headers: { Origin: "https://host.test" },
       body: new URLSearchParams({
         signed_request: await signLaunch(
           freshPayload({
@@ -405,7 +405,7 @@ for (const backend of backends) {
       }),
     });
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get("Access-Control-Allow-Origin"), "http://host.test");
+    assert.equal(res.headers.get("Access-Control-Allow-Origin"), "https://host.test");
     assert.deepEqual(await res.json(), {
       ok: true,
       plan: { agent: "create", customer: "update", session: "create", assign: true },
