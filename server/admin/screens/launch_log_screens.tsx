@@ -22,9 +22,11 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
     const appName = (c.req.query("app") ?? "").trim().slice(0, 64);
     const outcome = (c.req.query("outcome") ?? "").trim().slice(0, 64);
     const before = Number(c.req.query("before") ?? "");
+    const withWarnings = c.req.query("warnings") === "1";
     const rows = await launchLog(deps, {
       app: appName || undefined,
       outcome: outcome || undefined,
+      withWarnings,
       beforeId: Number.isSafeInteger(before) && before > 0 ? before : undefined,
     }, LAUNCHES_PAGE + 1);
     const more = rows.length > LAUNCHES_PAGE;
@@ -32,6 +34,7 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
     const next = new URLSearchParams({
       ...(appName ? { app: appName } : {}),
       ...(outcome ? { outcome } : {}),
+      ...(withWarnings ? { warnings: "1" } : {}),
       before: String(shown.at(-1)?.id ?? 0),
     });
     const apps = await listApps(deps.sql);
@@ -56,6 +59,10 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
             value={outcome}
             placeholder="ok, invalid_signature, ..."
           />
+          <label>
+            <input type="checkbox" name="warnings" value="1" checked={withWarnings} />{" "}
+            with warnings only
+          </label>
           <button type="submit" class="secondary">Filter</button>
         </form>
         <table data-testid="launches">
@@ -64,6 +71,7 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
               <th scope="col">Time</th>
               <th scope="col">App</th>
               <th scope="col">Outcome</th>
+              <th scope="col">Warnings</th>
               <th scope="col">Agent</th>
               <th scope="col">Session</th>
             </tr>
@@ -76,6 +84,7 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
                 </td>
                 <td>{l.appName}</td>
                 <td>{l.outcome}</td>
+                <td data-testid="warning-count">{l.warnings.length || ""}</td>
                 <td>{l.agentId ? String(l.agentId) : ""}</td>
                 <td>{l.sessionId ? String(l.sessionId) : ""}</td>
               </tr>
@@ -136,6 +145,18 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
             </tr>
           </tbody>
         </table>
+        <h2>Warnings</h2>
+        {l.warnings.length
+          ? (
+            <ul data-testid="warnings">
+              {l.warnings.map((w) => (
+                <li>
+                  <code>{w.code}</code> <code>{w.path}</code>: {w.message}
+                </li>
+              ))}
+            </ul>
+          )
+          : <p>None: nothing was ignored, repaired or resolved.</p>}
         <h2>Decoded payload</h2>
         {l.payload
           ? <pre data-testid="payload">{JSON.stringify(l.payload, null, 2)}</pre>
