@@ -3,6 +3,7 @@
  * signature matches and, when it does not, the likely cause it can detect, lists every validation
  * problem and shows the plan the launch would run (the dry run). It writes nothing.
  */
+import { repairSignedRequest } from "../launch/signed_request.ts";
 import { findAppByName, listApps } from "../../db/queries/apps.ts";
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import type { Deps } from "../deps.ts";
@@ -128,7 +129,8 @@ export async function inspectSignedRequest(
       { path: "appName", message: "no app has this App Name" },
     ]);
   }
-  const value = raw.trim();
+  // The launch endpoint's own transport repair ('+' sent as spaces, Base64 wrapped in lines).
+  const { value, warning: repaired } = repairSignedRequest(raw.trim());
   const out: Inspection = {
     appName: app.appName,
     signature: "malformed",
@@ -162,6 +164,15 @@ export async function inspectSignedRequest(
   out.signature = await anyKeyMatches(value, keys) ? "valid" : "invalid";
   if (out.signature === "invalid") {
     out.causes = await diagnose(deps, app.id, value, keys, out.payloadText);
+  } else if (repaired) {
+    out.causes = [
+      repaired.repairs.includes("spaces_to_plus")
+        ? "'+' characters arrived as spaces: the form body was not percent-encoded. The launch " +
+          "endpoint repairs this and launches with a signed_request_repaired warning; encode the " +
+          "value (URLSearchParams, encodeURIComponent) or submit a real HTML form."
+        : "The Base64 arrived wrapped in lines. The launch endpoint removes the line breaks and " +
+          "launches with a signed_request_repaired warning; send it on one line.",
+    ];
   }
   if (out.payload && typeof out.payload === "object") {
     try {
