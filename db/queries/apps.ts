@@ -11,6 +11,10 @@ export interface AppRow {
   consumerKey: string | null;
   consumerSecretSealed: string | null;
   implementor: "default" | "crm_standard" | "crm_v6_5";
+  /** Replay protection of its signed requests: required, optional (legacy senders) or off. */
+  replayProtection: "required" | "optional" | "off";
+  /** How old an issuedAt may be, in seconds (30-3600). */
+  maxAgeSeconds: number;
   frameAncestors: string[];
   enabled: boolean;
   createdAt: Date;
@@ -25,11 +29,12 @@ export async function insertApp(tx: Tx, values: AppValues): Promise<AppRow | nul
   const [row] = await tx<AppRow[]>`
     insert into apps (
       app_name, name, auth_type, api_key_sealed, consumer_key, consumer_secret_sealed,
-      implementor, frame_ancestors, enabled
+      implementor, frame_ancestors, enabled, replay_protection, max_age_seconds
     ) values (
       ${values.appName}, ${values.name}, ${values.authType}, ${values.apiKeySealed},
       ${values.consumerKey}, ${values.consumerSecretSealed}, ${values.implementor},
-      ${values.frameAncestors}, ${values.enabled}
+      ${values.frameAncestors}, ${values.enabled}, ${values.replayProtection},
+      ${values.maxAgeSeconds}
     )
     on conflict do nothing
     returning *
@@ -66,6 +71,8 @@ export async function updateApp(
         implementor = ${values.implementor},
         frame_ancestors = ${values.frameAncestors},
         enabled = ${values.enabled},
+        replay_protection = ${values.replayProtection},
+        max_age_seconds = ${values.maxAgeSeconds},
         updated_at = now()
       where id = ${id}
       returning *

@@ -1,4 +1,5 @@
 /** Apps (the spec's authentication configurations) and their API clients: the rules. */
+import { FRESHNESS } from "../launch/contract.ts";
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
 import {
@@ -39,6 +40,8 @@ export interface AppDetails {
   name: string;
   authType: AppRow["authType"];
   implementor: AppRow["implementor"];
+  replayProtection: AppRow["replayProtection"];
+  maxAgeSeconds: number;
   frameAncestors: string[];
   enabled: boolean;
   apiKey: string | null;
@@ -107,6 +110,8 @@ async function details(
     name: app.name,
     authType: app.authType,
     implementor: app.implementor,
+    replayProtection: app.replayProtection,
+    maxAgeSeconds: app.maxAgeSeconds,
     frameAncestors: app.frameAncestors,
     enabled: app.enabled,
     apiKey: app.apiKeySealed ? await deps.secrets.decrypt(app.apiKeySealed) : null,
@@ -155,6 +160,8 @@ export async function createApp(
         ? await deps.secrets.encrypt(input.consumerSecret)
         : null,
       implementor: input.implementor ?? "default",
+      replayProtection: input.replayProtection ?? "required",
+      maxAgeSeconds: input.maxAgeSeconds ?? FRESHNESS.defaultMaxAgeSeconds,
       frameAncestors: input.frameAncestors ?? [],
       enabled: input.enabled ?? true,
     });
@@ -233,6 +240,8 @@ export async function changeApp(
       consumerKey,
       consumerSecretSealed,
       implementor: patch.implementor ?? app.implementor,
+      replayProtection: patch.replayProtection ?? app.replayProtection,
+      maxAgeSeconds: patch.maxAgeSeconds ?? app.maxAgeSeconds,
       frameAncestors: patch.frameAncestors ?? app.frameAncestors,
       enabled: patch.enabled ?? app.enabled,
     };

@@ -1,4 +1,5 @@
 /** Zod schemas of the admin API: they validate requests and generate the OpenAPI document. */
+import { FRESHNESS, REPLAY_POLICIES } from "../launch/contract.ts";
 import { frameAncestorProblem } from "../http/frame_ancestors.ts";
 import { z } from "@hono/zod-openapi";
 import { msg } from "../zod_messages.ts";
@@ -45,6 +46,19 @@ const appFields = {
   consumerKey: z.string().trim().min(1, "required").max(256, "at most 256 characters"),
   consumerSecret: SecretText,
   implementor: z.enum(implementorIds, msg(`expected one of ${implementorIds.join(", ")}`)),
+  replayProtection: z.enum(
+    REPLAY_POLICIES,
+    msg(`expected one of ${REPLAY_POLICIES.join(", ")}`),
+  ).openapi({
+    description: "required (default): issuedAt within maxAgeSeconds and single-use; optional: " +
+      "checked when issuedAt is sent; off: no checks (unsafe: a captured request launches again)",
+  }),
+  maxAgeSeconds: z.number(msg("expected a whole number of seconds")).int(
+    "expected a whole number of seconds",
+  ).min(FRESHNESS.minMaxAgeSeconds, `at least ${FRESHNESS.minMaxAgeSeconds}`).max(
+    FRESHNESS.maxMaxAgeSeconds,
+    `at most ${FRESHNESS.maxMaxAgeSeconds}`,
+  ).openapi({ description: "How old issuedAt may be (default 300)" }),
   frameAncestors: z.array(FrameAncestorSchema).max(50, "at most 50 origins"),
   enabled: z.boolean(),
   clientScopes: z.array(z.enum(SCOPES)).min(1, "at least one scope").openapi({
@@ -61,6 +75,8 @@ export const CreateAppSchema = z.strictObject({
   consumerKey: appFields.consumerKey.optional(),
   consumerSecret: appFields.consumerSecret.optional(),
   implementor: appFields.implementor.optional(),
+  replayProtection: appFields.replayProtection.optional(),
+  maxAgeSeconds: appFields.maxAgeSeconds.optional(),
   frameAncestors: appFields.frameAncestors.optional(),
   enabled: appFields.enabled.optional(),
   clientScopes: appFields.clientScopes.optional(),
@@ -75,6 +91,8 @@ export const AppSchema = z.object({
   name: z.string(),
   authType: z.enum(AUTH_TYPES),
   implementor: z.enum(implementorIds),
+  replayProtection: z.enum(REPLAY_POLICIES),
+  maxAgeSeconds: z.number().int(),
   frameAncestors: z.array(z.string()),
   enabled: z.boolean(),
   apiKey: z.string().nullable(),

@@ -15,6 +15,8 @@ export interface AppForm {
   consumerKey: string;
   consumerSecret: string;
   implementor: string;
+  replayProtection: string;
+  maxAgeSeconds: string;
   frameAncestors: string;
   enabled: boolean;
   clientScopes: string[];
@@ -29,6 +31,8 @@ export const BLANK_APP_FORM: Readonly<AppForm> = {
   consumerKey: "",
   consumerSecret: "",
   implementor: "default",
+  replayProtection: "required",
+  maxAgeSeconds: "300",
   frameAncestors: "",
   enabled: true,
   clientScopes: ["sessions:read", "sessions:write"],
@@ -44,6 +48,8 @@ export function appFormOf(form: Record<string, unknown>): AppForm {
     consumerKey: str(form, "consumerKey").trim(),
     consumerSecret: str(form, "consumerSecret").trim(),
     implementor: str(form, "implementor"),
+    replayProtection: str(form, "replayProtection"),
+    maxAgeSeconds: str(form, "maxAgeSeconds").trim(),
     frameAncestors: str(form, "frameAncestors"),
     enabled: str(form, "enabled") === "on",
     clientScopes: all(form, "clientScopes"),
@@ -60,6 +66,8 @@ export function appFormFromDetails(d: AppDetails): AppForm {
     consumerKey: d.consumerKey ?? "",
     consumerSecret: d.consumerSecret ?? "",
     implementor: d.implementor,
+    replayProtection: d.replayProtection,
+    maxAgeSeconds: String(d.maxAgeSeconds),
     frameAncestors: d.frameAncestors.join("\n"),
     enabled: d.enabled,
     clientScopes: d.clientScopes,
@@ -73,6 +81,9 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
     name: f.name,
     authType: f.authType,
     implementor: f.implementor,
+    replayProtection: f.replayProtection,
+    // A number when it is digits; otherwise the text, so the schema names the field.
+    maxAgeSeconds: /^\d{1,6}$/.test(f.maxAgeSeconds) ? Number(f.maxAgeSeconds) : f.maxAgeSeconds,
     frameAncestors: ancestors,
     enabled: f.enabled,
     clientScopes: f.clientScopes,
@@ -123,6 +134,24 @@ export function AppFormView(
         value={f.implementor}
         errors={errors}
         options={Object.entries(IMPLEMENTORS)}
+      />
+      <Field
+        name="replayProtection"
+        label="Replay protection"
+        value={f.replayProtection}
+        errors={errors}
+        options={[
+          ["required", "required: issuedAt and single use (recommended)"],
+          ["optional", "optional: checked when issuedAt is sent (legacy senders)"],
+          ["off", "off: no checks (unsafe: a captured request launches again)"],
+        ]}
+      />
+      <Field
+        name="maxAgeSeconds"
+        label="Max age of a signed request (seconds)"
+        value={f.maxAgeSeconds}
+        errors={errors}
+        hint="30 to 3600; default 300."
       />
       <Field
         name="apiKey"
