@@ -94,3 +94,43 @@ export async function deleteApp(tx: Tx, id: number): Promise<boolean> {
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && "code" in err && err.code === "23505";
 }
+
+/** Which signing secret of an app: the API key, or the OAuth apps' consumer secret. */
+export type SigningField = "api_key" | "consumer_secret";
+
+/**
+ * Puts a new sealed signing secret in place; the old one stays valid as the previous key until
+ * `previousExpiresAt` (null: revoked at once). Returns false when the app does not exist.
+ */
+export async function replaceSigningKey(
+  tx: Tx,
+  id: number,
+  v: { field: SigningField; sealed: string; previousExpiresAt: Date | null },
+): Promise<boolean> {
+  const keep = v.previousExpiresAt !== null;
+  const rows = v.field === "api_key"
+    ? await tx`
+      update apps set
+        api_key_previous_sealed = case when ${keep} then api_key_sealed end,
+        api_key_sealed = ${v.sealed},
+        previous_key_expires_at = ${v.previousExpiresAt},
+        key_rotated_at = now(), updated_at = now()
+      where id = ${id} returning 1`
+    : await tx`
+      update apps set
+        consumer_secret_previous_sealed = case when ${keep} then consumer_secret_sealed end,
+        consumer_secret_sealed = ${v.sealed},
+        previous_key_expires_at = ${v.previousExpiresAt},
+        key_rotated_at = now(), updated_at = now()
+      where id = ${id} returning 1`;
+  return rows.length > 0;
+}
+
+/** Ends a rotation's overlap: the previous signing secret stops verifying. */
+export async function dropPreviousKey(tx: Tx, id: number): Promise<void> {
+  await tx`
+    update apps set api_key_previous_sealed = null, consumer_secret_previous_sealed = null,
+      previous_key_expires_at = null, updated_at = now()
+    where id = ${id}
+  `;
+}

@@ -270,25 +270,6 @@ export async function removeApp(deps: Deps, appName: string): Promise<void> {
   forgetApps(deps);
 }
 
-/** Replaces a signed_request app's API key with a new generated one and returns it. */
-export async function rotateApiKey(deps: Deps, appName: string): Promise<string> {
-  const apiKey = await deps.sql.begin(async (tx) => {
-    const { app } = await loadApp(tx, appName);
-    if (app.authType !== "signed_request") {
-      throw new AppError(
-        409,
-        "wrong_auth_type",
-        `${app.appName} signs with its consumer secret (oauth2_signed_request); it has no API key`,
-      );
-    }
-    const apiKey = generateToken(32);
-    await updateApp(tx, app.id, { ...app, apiKeySealed: await deps.secrets.encrypt(apiKey) });
-    return apiKey;
-  });
-  forgetApps(deps);
-  return apiKey;
-}
-
 /** Replaces an app's client secret (revoking its live tokens) and returns the new one. */
 export async function rotateClientSecret(
   deps: Deps,

@@ -1,4 +1,4 @@
-/** Admin API: apps (spec §2.1) with their API clients, key and secret rotation, token generator. */
+/** Admin API: apps (spec §2.1) with their API clients, client-secret rotation, token generator. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { generateToken } from "../../crypto/random_token.ts";
 import type { Deps } from "../../deps.ts";
@@ -11,7 +11,6 @@ import {
   changeApp,
   createApp,
   removeApp,
-  rotateApiKey,
   rotateClientSecret,
 } from "../apps.ts";
 import {
@@ -102,22 +101,6 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       await removeApp(deps, c.req.valid("param").appName);
       return c.body(null, 204);
     },
-  );
-
-  api.openapi(
-    createRoute({
-      method: "post",
-      path: "/apps/{appName}/api-key",
-      ...tag,
-      summary: "Rotate the API key (signed_request apps)",
-      request: { params: AppParam },
-      responses: {
-        200: jsonResponse(z.object({ apiKey: z.string() }), "The new API key"),
-        409: jsonResponse(ErrorSchema, "The app signs with its consumer secret"),
-        ...adminErrors,
-      },
-    }),
-    async (c) => c.json({ apiKey: await rotateApiKey(deps, c.req.valid("param").appName) }, 200),
   );
 
   api.openapi(

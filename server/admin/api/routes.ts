@@ -9,6 +9,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { validationHook } from "../../api/openapi_shared.ts";
 import { requireScope } from "../../oauth/bearer.ts";
 import { appsApi } from "./apps.ts";
+import { keyRotationApi } from "./key_rotation.ts";
 import { guidedPathsApi } from "./guided_paths.ts";
 import { settingsApi } from "./settings.ts";
 import { usersApi } from "./users.ts";
@@ -26,6 +27,7 @@ export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     c.header("Cache-Control", "no-store");
   });
   api.route("/", appsApi(deps));
+  api.route("/", keyRotationApi(deps));
   api.route("/", settingsApi(deps));
   api.route("/", guidedPathsApi(deps));
   api.route("/", usersApi(deps));

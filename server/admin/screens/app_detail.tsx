@@ -2,18 +2,12 @@
  * An app's page: its settings, launch URL, API client and JSON template, with enable/disable,
  * key and secret rotation (each new secret shown once) and delete.
  */
+import { rotateKey } from "../key_rotation.ts";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
-import {
-  appByName,
-  type AppDetails,
-  changeApp,
-  removeApp,
-  rotateApiKey,
-  rotateClientSecret,
-} from "../apps.ts";
+import { appByName, type AppDetails, changeApp, removeApp, rotateClientSecret } from "../apps.ts";
 import { adminContext, type ScreenEnv, str } from "./form_helpers.ts";
 import { type AdminContext, adminPage, Banner, Check, Csrf } from "./layout.tsx";
 
@@ -145,7 +139,7 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
 
   screens.post("/apps/:name/rotate-key", async (c) => {
     const name = c.req.param("name");
-    const value = await rotateApiKey(deps, name);
+    const value = (await rotateKey(deps, name, "api_key")).secret;
     const app = await appByName(deps, origin(c), name);
     return c.html(appDetailPage(ctxOf(c), app, { secret: { label: "New API key", value } }));
   });

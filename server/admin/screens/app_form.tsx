@@ -81,14 +81,18 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
     name: f.name,
     authType: f.authType,
     implementor: f.implementor,
-    replayProtection: f.replayProtection,
-    // A number when it is digits; otherwise the text, so the schema names the field.
-    maxAgeSeconds: /^\d{1,6}$/.test(f.maxAgeSeconds) ? Number(f.maxAgeSeconds) : f.maxAgeSeconds,
     frameAncestors: ancestors,
     enabled: f.enabled,
     clientScopes: f.clientScopes,
   };
   if (!editing) input.appName = f.appName;
+  if (f.replayProtection) input.replayProtection = f.replayProtection;
+  if (f.maxAgeSeconds) {
+    // A number when it is digits; otherwise the text, so the schema names the field.
+    input.maxAgeSeconds = /^\d{1,6}$/.test(f.maxAgeSeconds)
+      ? Number(f.maxAgeSeconds)
+      : f.maxAgeSeconds;
+  }
   if (f.authType === "signed_request" && f.apiKey) input.apiKey = f.apiKey;
   if (f.authType === "oauth2_signed_request") {
     if (f.consumerKey) input.consumerKey = f.consumerKey;

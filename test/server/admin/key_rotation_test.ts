@@ -1,0 +1,117 @@
+/** Key rotation with an overlap: launches signed with the old key never fail until it ends. */
+import assert from "node:assert/strict";
+import { backends } from "../../helpers/db.ts";
+import { startTestService, type TestService } from "../../helpers/service.ts";
+import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
+import { createTestApp, signLaunch, type TestApp } from "../../helpers/launch.ts";
+import { launchPayload } from "../../helpers/payload.ts";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+for (const backend of backends) {
+  const service = sharedFixture(() => startTestService(backend), (svc: TestService) => svc.close());
+
+  const launchWith = async (svc: TestService, app: TestApp, key: string) => {
+    const res = await svc.request(`/portal/api/auth/app/${app.appName}`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams({
+        signed_request: await signLaunch(launchPayload({ contactId: uniqueId("C") }), key),
+      }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  Deno.test(
+    `key rotation: 200 launches with the old key across a rotation, zero failures until the overlap ends [${backend.name}]`,
+    opts,
+    async () => {
+      const svc = await service();
+      const token = await svc.adminToken();
+      const app = await createTestApp(svc, token, uniqueId("rot"));
+      const oldKey = app.apiKey;
+      let rotated: { apiKey: string; previousKeyExpiresAt: string } | null = null;
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 20; batch++) {
+        if (batch === 5) {
+          const res = await svc.api("POST", `/api/v1/admin/apps/${app.appName}/api-key`, token, {
+            previousKeyValidSeconds: 3600,
+          });
+          assert.equal(res.status, 200);
+          rotated = await res.json();
+        }
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => launchWith(svc, app, oldKey)),
+        );
+        statuses.push(...results.map((r) => r.status));
+      }
+      assert.deepEqual(statuses, Array(200).fill(200), "zero failures during the overlap");
+      assert.ok(rotated && rotated.apiKey !== oldKey);
+      assert.ok(Date.parse(rotated!.previousKeyExpiresAt) > Date.now() + 3500_000);
+      const fresh = await launchWith(svc, app, rotated!.apiKey);
+      assert.equal(fresh.status, 200, "the new key works at once");
+      const used = await svc.db.sql`select key_used, count(*)::int as n from launches
+      where app_name = ${app.appName} and outcome = 'ok' group by key_used order by key_used`;
+      assert.deepEqual(used.map((r) => r.keyUsed), ["current", "previous"]);
+      const end = await svc.api(
+        "DELETE",
+        `/api/v1/admin/apps/${app.appName}/api-key/previous`,
+        token,
+      );
+      assert.equal(end.status, 204);
+      const after = await Promise.all(
+        Array.from({ length: 5 }, () => launchWith(svc, app, oldKey)),
+      );
+      assert.deepEqual(after.map((r) => r.body.code), Array(5).fill("invalid_signature"));
+      assert.equal((await launchWith(svc, app, rotated!.apiKey)).status, 200);
+    },
+  );
+
+  Deno.test(
+    `key rotation: previousKeyValidSeconds 0 revokes the old key at once [${backend.name}]`,
+    opts,
+    async () => {
+      const svc = await service();
+      const token = await svc.adminToken();
+      const app = await createTestApp(svc, token, uniqueId("rot"));
+      const res = await svc.api("POST", `/api/v1/admin/apps/${app.appName}/api-key`, token, {
+        previousKeyValidSeconds: 0,
+      });
+      const body = await res.json();
+      assert.equal(body.previousKeyExpiresAt, null);
+      assert.equal((await launchWith(svc, app, app.apiKey)).body.code, "invalid_signature");
+      assert.equal((await launchWith(svc, app, body.apiKey)).status, 200);
+      const wrong = await svc.api(
+        "POST",
+        `/api/v1/admin/apps/${app.appName}/consumer-secret`,
+        token,
+      );
+      assert.equal(wrong.status, 409, "a signed_request app has no consumer secret");
+      await wrong.body?.cancel();
+      const bad = await svc.api("POST", `/api/v1/admin/apps/${app.appName}/api-key`, token, {
+        previousKeyValidSeconds: -1,
+      });
+      assert.equal(bad.status, 400);
+      await bad.body?.cancel();
+    },
+  );
+
+  Deno.test(
+    `key rotation: without a body the old key stays valid for a week [${backend.name}]`,
+    opts,
+    async () => {
+      const svc = await service();
+      const token = await svc.adminToken();
+      const app = await createTestApp(svc, token, uniqueId("rot"));
+      const res = await svc.request(`/api/v1/admin/apps/${app.appName}/api-key`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      const week = Date.parse(body.previousKeyExpiresAt) - Date.now();
+      assert.ok(week > 604_000_000 && week <= 604_800_000, `${week} ms`);
+      assert.equal((await launchWith(svc, app, app.apiKey)).status, 200);
+    },
+  );
+}
