@@ -97,14 +97,29 @@ function typeErrors(
   return errors;
 }
 
+/** A secret as every read shows it: its last 4 characters only. */
+export function maskSecret(secret: string): string {
+  return `••••••••${secret.slice(-4)}`;
+}
+
+/**
+ * An app as administrators see it. Secrets are shown in full only by the call that made them
+ * (`reveal`: create); every other read shows them masked.
+ */
 async function details(
   deps: Deps,
   tx: Tx,
   origin: string,
   app: AppRow,
   client: ApiClientRow,
+  reveal = false,
 ): Promise<AppDetails> {
   const fields = await listCustomFields(tx);
+  const shown = async (sealed: string | null) => {
+    if (!sealed) return null;
+    const secret = await deps.secrets.decrypt(sealed);
+    return reveal ? secret : maskSecret(secret);
+  };
   return {
     appName: app.appName,
     name: app.name,
@@ -114,11 +129,9 @@ async function details(
     maxAgeSeconds: app.maxAgeSeconds,
     frameAncestors: app.frameAncestors,
     enabled: app.enabled,
-    apiKey: app.apiKeySealed ? await deps.secrets.decrypt(app.apiKeySealed) : null,
+    apiKey: await shown(app.apiKeySealed),
     consumerKey: app.consumerKey,
-    consumerSecret: app.consumerSecretSealed
-      ? await deps.secrets.decrypt(app.consumerSecretSealed)
-      : null,
+    consumerSecret: await shown(app.consumerSecretSealed),
     clientId: client.clientId,
     clientScopes: client.scopes,
     launchUrl: launchUrl(`${origin}${deps.config.portalPrefix}`, app.appName),
@@ -172,7 +185,7 @@ export async function createApp(
       appId: app.id,
       scopes: input.clientScopes ?? DEFAULT_APP_SCOPES,
     });
-    return { ...(await details(deps, tx, origin, app, client)), clientSecret };
+    return { ...(await details(deps, tx, origin, app, client, true)), clientSecret };
   });
   forgetApps(deps);
   return created;
@@ -229,9 +242,9 @@ export async function changeApp(
     if (authType === "signed_request" && patch.apiKey) {
       apiKeySealed = await deps.secrets.encrypt(patch.apiKey);
     }
-    if (authType === "signed_request" && !apiKeySealed) {
-      apiKeySealed = await deps.secrets.encrypt(generateToken(32));
-    }
+    // Switching to signed_request without a key generates one: shown once, in this answer.
+    const generated = authType === "signed_request" && !apiKeySealed;
+    if (generated) apiKeySealed = await deps.secrets.encrypt(generateToken(32));
     const values: AppValues = {
       appName: patch.appName ?? app.appName,
       name: patch.name ?? app.name,
@@ -252,7 +265,7 @@ export async function changeApp(
       await updateClientScopes(tx, client.id, patch.clientScopes);
       client.scopes = patch.clientScopes;
     }
-    return { client, app: await details(deps, tx, origin, updated, client) };
+    return { client, app: await details(deps, tx, origin, updated, client, generated) };
   });
   if (patch.clientScopes) deps.auth.forgetClient(result.client.id);
   forgetApps(deps);

@@ -62,9 +62,10 @@ export function appFormFromDetails(d: AppDetails): AppForm {
     appName: d.appName,
     name: d.name,
     authType: d.authType,
-    apiKey: d.apiKey ?? "",
+    // Stored secrets are never shown again: empty keeps them, a value replaces them.
+    apiKey: "",
     consumerKey: d.consumerKey ?? "",
-    consumerSecret: d.consumerSecret ?? "",
+    consumerSecret: "",
     implementor: d.implementor,
     replayProtection: d.replayProtection,
     maxAgeSeconds: String(d.maxAgeSeconds),
