@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   /** Encrypts stored API keys and consumer secrets; `undefined` means "generate into dataDir". */
   secretKey: string | undefined;
+  /** The key before a SECRET_KEY rotation: its values are read and resealed at start. */
+  secretKeyPrevious: string | undefined;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   bootstrapClientId: string | undefined;
@@ -91,6 +93,10 @@ const envSchema = z.object({
   DATA_DIR: z.string().trim().optional().transform((v) => v || "./.data"),
   SECRET_KEY: optionalText.pipe(
     z.string().min(32, "expected at least 32 characters (e.g. `openssl rand -base64 32`)")
+      .optional(),
+  ),
+  SECRET_KEY_PREVIOUS: optionalText.pipe(
+    z.string().min(32, "expected at least 32 characters (the SECRET_KEY before the rotation)")
       .optional(),
   ),
   ADMIN_EMAIL: optionalText.pipe(
@@ -177,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.DATA_DIR,
     secretKey: e.SECRET_KEY,
+    secretKeyPrevious: e.SECRET_KEY_PREVIOUS,
     adminEmail: e.ADMIN_EMAIL,
     adminPassword: e.ADMIN_PASSWORD,
     bootstrapClientId: e.BOOTSTRAP_CLIENT_ID,

@@ -16,6 +16,7 @@ import type { AppEnv } from "./http/env.ts";
 import { log, setLogLevel } from "./log.ts";
 import { AuthService } from "./oauth/auth_service.ts";
 import { startHousekeeping } from "./housekeeping.ts";
+import { resealSecrets } from "./auth/reseal.ts";
 import { FailureLimiter } from "./http/failure_rate.ts";
 import { resolveSecretKey } from "./auth/secret_key.ts";
 
@@ -51,7 +52,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
   try {
     const migrated = await migrate(db.sql);
-    const secrets = await createSecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
+    const secrets = await createSecretBox(
+      await resolveSecretKey(config.secretKey, config.dataDir),
+      config.secretKeyPrevious,
+    );
+    const resealed = await resealSecrets(db.sql, secrets);
+    if (resealed) log.info("stored secrets resealed with the current SECRET_KEY", { resealed });
     const auth = new AuthService(db.sql, {
       tokenTtlSeconds: config.tokenTtlSeconds,
       cacheSeconds: config.tokenCacheSeconds,

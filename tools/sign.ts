@@ -34,10 +34,12 @@ try {
   console.error(`${file ?? "stdin"} is not JSON: ${(err as Error).message}`);
   Deno.exit(2);
 }
-const fresh = !exact && typeof payload === "object" && payload !== null &&
-  !Array.isArray(payload) && !("issuedAt" in payload) && !("nonce" in payload);
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+const fresh = !exact && isObject(payload) && !("issuedAt" in payload) && !("nonce" in payload);
 const signed = await signPayload(
-  fresh ? JSON.stringify({ ...payload, ...freshnessFields() }) : text.trim(),
+  fresh && isObject(payload) ? JSON.stringify({ ...payload, ...freshnessFields() }) : text.trim(),
   key,
 );
 if (!postUrl) {

@@ -134,3 +134,37 @@ export async function dropPreviousKey(tx: Tx, id: number): Promise<void> {
     where id = ${id}
   `;
 }
+
+/** Every sealed signing secret of every app (for resealing at start). */
+export async function allSealedSecrets(tx: Tx): Promise<
+  {
+    id: number;
+    apiKeySealed: string | null;
+    apiKeyPreviousSealed: string | null;
+    consumerSecretSealed: string | null;
+    consumerSecretPreviousSealed: string | null;
+  }[]
+> {
+  return await tx`
+    select id, api_key_sealed, api_key_previous_sealed, consumer_secret_sealed,
+      consumer_secret_previous_sealed
+    from apps order by id
+  `;
+}
+
+/** The sealed columns of an app. */
+export type SealedColumn =
+  | "api_key_sealed"
+  | "api_key_previous_sealed"
+  | "consumer_secret_sealed"
+  | "consumer_secret_previous_sealed";
+
+/** Replaces one sealed column of an app (same secret, sealed again). */
+export async function updateSealed(
+  tx: Tx,
+  id: number,
+  column: SealedColumn,
+  sealed: string,
+): Promise<void> {
+  await tx`update apps set ${tx(column)} = ${sealed} where id = ${id}`;
+}

@@ -1,4 +1,5 @@
 /** Apps (the spec's authentication configurations) and their API clients: the rules. */
+import { type SealedField, secretContext } from "../crypto/secret_box.ts";
 import { FRESHNESS } from "../launch/contract.ts";
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
@@ -115,9 +116,9 @@ async function details(
   reveal = false,
 ): Promise<AppDetails> {
   const fields = await listCustomFields(tx);
-  const shown = async (sealed: string | null) => {
+  const shown = async (sealed: string | null, field: SealedField) => {
     if (!sealed) return null;
-    const secret = await deps.secrets.decrypt(sealed);
+    const secret = await deps.secrets.decrypt(sealed, secretContext(app.id, field));
     return reveal ? secret : maskSecret(secret);
   };
   return {
@@ -129,9 +130,9 @@ async function details(
     maxAgeSeconds: app.maxAgeSeconds,
     frameAncestors: app.frameAncestors,
     enabled: app.enabled,
-    apiKey: await shown(app.apiKeySealed),
+    apiKey: await shown(app.apiKeySealed, "api_key"),
     consumerKey: app.consumerKey,
-    consumerSecret: await shown(app.consumerSecretSealed),
+    consumerSecret: await shown(app.consumerSecretSealed, "consumer_secret"),
     clientId: client.clientId,
     clientScopes: client.scopes,
     launchUrl: launchUrl(`${origin}${deps.config.portalPrefix}`, app.appName),
@@ -163,22 +164,34 @@ export async function createApp(
   const apiKey = input.authType === "signed_request" ? input.apiKey ?? generateToken(32) : null;
   const clientSecret = generateToken(40);
   const created = await deps.sql.begin(async (tx) => {
-    const app = await insertApp(tx, {
+    // Inserted first, with placeholders the same transaction replaces: sealed secrets are bound
+    // to the app's id, which the insert makes.
+    const inserted = await insertApp(tx, {
       appName: input.appName,
       name: input.name,
       authType: input.authType,
-      apiKeySealed: apiKey ? await deps.secrets.encrypt(apiKey) : null,
+      apiKeySealed: apiKey ? "pending" : null,
       consumerKey: input.consumerKey ?? null,
-      consumerSecretSealed: input.consumerSecret
-        ? await deps.secrets.encrypt(input.consumerSecret)
-        : null,
+      consumerSecretSealed: input.consumerSecret ? "pending" : null,
       implementor: input.implementor ?? "default",
       replayProtection: input.replayProtection ?? "required",
       maxAgeSeconds: input.maxAgeSeconds ?? FRESHNESS.defaultMaxAgeSeconds,
       frameAncestors: input.frameAncestors ?? [],
       enabled: input.enabled ?? true,
     });
-    if (!app) throw nameTaken(input.appName);
+    if (!inserted) throw nameTaken(input.appName);
+    const seal = (secret: string, field: SealedField) =>
+      deps.secrets.encrypt(secret, secretContext(inserted.id, field));
+    const app = apiKey || input.consumerSecret
+      ? await updateApp(tx, inserted.id, {
+        ...inserted,
+        apiKeySealed: apiKey ? await seal(apiKey, "api_key") : null,
+        consumerSecretSealed: input.consumerSecret
+          ? await seal(input.consumerSecret, "consumer_secret")
+          : null,
+      })
+      : inserted;
+    if (!app || app === "conflict") throw new Error(`app ${inserted.id} vanished`);
     const client = await insertAppClient(tx, {
       clientId: `cid_${generateToken(24)}`,
       secretHash: await hashSecret(clientSecret),
@@ -229,7 +242,7 @@ export async function changeApp(
     const consumerSecretSealed = authType === "signed_request"
       ? null
       : patch.consumerSecret
-      ? await deps.secrets.encrypt(patch.consumerSecret)
+      ? await deps.secrets.encrypt(patch.consumerSecret, secretContext(app.id, "consumer_secret"))
       : switched
       ? null
       : app.consumerSecretSealed;
@@ -240,11 +253,16 @@ export async function changeApp(
     if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
     let apiKeySealed = authType === "signed_request" ? app.apiKeySealed : null;
     if (authType === "signed_request" && patch.apiKey) {
-      apiKeySealed = await deps.secrets.encrypt(patch.apiKey);
+      apiKeySealed = await deps.secrets.encrypt(patch.apiKey, secretContext(app.id, "api_key"));
     }
     // Switching to signed_request without a key generates one: shown once, in this answer.
     const generated = authType === "signed_request" && !apiKeySealed;
-    if (generated) apiKeySealed = await deps.secrets.encrypt(generateToken(32));
+    if (generated) {
+      apiKeySealed = await deps.secrets.encrypt(
+        generateToken(32),
+        secretContext(app.id, "api_key"),
+      );
+    }
     const values: AppValues = {
       appName: patch.appName ?? app.appName,
       name: patch.name ?? app.name,

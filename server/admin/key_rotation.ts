@@ -3,6 +3,7 @@
  * verifying until its expiry (default a week; 0 revokes it at once), so launches signed with the
  * old key in flight never fail. Each launch-log record says which key verified it.
  */
+import { secretContext } from "../crypto/secret_box.ts";
 import { dropPreviousKey, findAppByName, replaceSigningKey } from "../../db/queries/apps.ts";
 import type { SigningField } from "../../db/queries/apps.ts";
 import { generateToken } from "../crypto/random_token.ts";
@@ -51,7 +52,7 @@ export async function rotateKey(
       : null;
     await replaceSigningKey(tx, app.id, {
       field,
-      sealed: await deps.secrets.encrypt(secret),
+      sealed: await deps.secrets.encrypt(secret, secretContext(app.id, field)),
       previousExpiresAt: previousKeyExpiresAt,
     });
     return { secret, previousKeyExpiresAt };

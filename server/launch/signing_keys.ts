@@ -6,6 +6,7 @@
  */
 import type { LaunchApp } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
+import { secretContext } from "../crypto/secret_box.ts";
 
 const MAX_CACHED = 1000;
 const caches = new WeakMap<Deps, Map<string, Promise<string>>>();
@@ -16,12 +17,12 @@ export interface SigningKey {
   which: "current" | "previous";
 }
 
-function decrypted(deps: Deps, sealed: string): Promise<string> {
+function decrypted(deps: Deps, sealed: string, context: string): Promise<string> {
   let cache = caches.get(deps);
   if (!cache) caches.set(deps, cache = new Map());
   let key = cache.get(sealed);
   if (!key) {
-    key = deps.secrets.decrypt(sealed);
+    key = deps.secrets.decrypt(sealed, context);
     key.catch(() => cache.delete(sealed));
     cache.set(sealed, key);
     if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
@@ -31,7 +32,7 @@ function decrypted(deps: Deps, sealed: string): Promise<string> {
 
 /** What the keys are read from (an app row of the launch or of the admin). */
 export type KeyedApp =
-  & Pick<LaunchApp, "authType" | "apiKeySealed" | "consumerSecretSealed">
+  & Pick<LaunchApp, "id" | "authType" | "apiKeySealed" | "consumerSecretSealed">
   & Partial<
     Pick<
       LaunchApp,
@@ -48,10 +49,11 @@ export async function signingKeys(
   const signed = app.authType === "signed_request";
   const current = signed ? app.apiKeySealed : app.consumerSecretSealed;
   const previous = signed ? app.apiKeyPreviousSealed : app.consumerSecretPreviousSealed;
+  const context = secretContext(app.id, signed ? "api_key" : "consumer_secret");
   const keys: SigningKey[] = [];
-  if (current) keys.push({ key: await decrypted(deps, current), which: "current" });
+  if (current) keys.push({ key: await decrypted(deps, current, context), which: "current" });
   if (previous && app.previousKeyExpiresAt && app.previousKeyExpiresAt > now) {
-    keys.push({ key: await decrypted(deps, previous), which: "previous" });
+    keys.push({ key: await decrypted(deps, previous, context), which: "previous" });
   }
   return keys;
 }

@@ -44,11 +44,31 @@ Deno.test("hashPassword uses PBKDF2 and verifies only the right password", async
 
 Deno.test("secret box round-trips and refuses another key", async () => {
   const box = await createSecretBox("k".repeat(32));
-  const sealed = await box.encrypt("api-key-Zoë");
-  assert.match(sealed, /^v1:/);
+  const sealed = await box.encrypt("api-key-Zoë", "apps/1/api_key");
+  assert.match(sealed, /^v2:/);
   assert.ok(!sealed.includes("api-key"));
-  assert.notEqual(await box.encrypt("api-key-Zoë"), sealed);
-  assert.equal(await box.decrypt(sealed), "api-key-Zoë");
+  assert.notEqual(await box.encrypt("api-key-Zoë", "apps/1/api_key"), sealed);
+  assert.equal(await box.decrypt(sealed, "apps/1/api_key"), "api-key-Zoë");
   const other = await createSecretBox("j".repeat(32));
-  await assert.rejects(other.decrypt(sealed), /SECRET_KEY differs/);
+  await assert.rejects(other.decrypt(sealed, "apps/1/api_key"), /SECRET_KEY differs/);
+});
+
+Deno.test("secret box binds each value to its app and field", async () => {
+  const box = await createSecretBox("k".repeat(32));
+  const sealed = await box.encrypt("the-key", "apps/1/api_key");
+  await assert.rejects(box.decrypt(sealed, "apps/2/api_key"), /copied from another app/);
+  await assert.rejects(box.decrypt(sealed, "apps/1/consumer_secret"));
+});
+
+Deno.test("secret box reads the previous key's values and says they need resealing", async () => {
+  const old = await createSecretBox("o".repeat(32));
+  const sealed = await old.encrypt("the-key", "apps/1/api_key");
+  const rotated = await createSecretBox("n".repeat(32), "o".repeat(32));
+  assert.equal(await rotated.decrypt(sealed, "apps/1/api_key"), "the-key");
+  assert.equal(await rotated.needsReseal(sealed, "apps/1/api_key"), true);
+  const resealed = await rotated.encrypt("the-key", "apps/1/api_key");
+  assert.equal(await rotated.needsReseal(resealed, "apps/1/api_key"), false);
+  const onlyNew = await createSecretBox("n".repeat(32));
+  assert.equal(await onlyNew.decrypt(resealed, "apps/1/api_key"), "the-key");
+  await assert.rejects(onlyNew.decrypt(sealed, "apps/1/api_key"), /SECRET_KEY_PREVIOUS/);
 });
