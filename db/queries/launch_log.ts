@@ -20,6 +20,8 @@ export interface LaunchLogRow {
 
 /** Filters of the launch log; `beforeId` is the keyset (newest first). */
 export interface LaunchLogFilter {
+  /** Only this app's launches (null: none); every app's when undefined. */
+  appId?: number | null;
   app?: string;
   outcome?: string;
   since?: Date;
@@ -39,6 +41,7 @@ export async function listLaunches(
       payload, view, warnings, created_at
     from launches
     where true
+      ${f.appId !== undefined ? sql`and app_id = ${f.appId}` : sql``}
       ${f.withWarnings ? sql`and warnings <> '[]'::jsonb` : sql``}
       ${f.app ? sql`and lower(app_name) = lower(${f.app})` : sql``}
       ${f.outcome ? sql`and outcome = ${f.outcome}` : sql``}
@@ -49,12 +52,17 @@ export async function listLaunches(
   `;
 }
 
-/** One launch attempt, or null. */
-export async function launchById(sql: Sql, id: number): Promise<LaunchLogRow | null> {
+/** One launch attempt (of app `appId` when given; null: none), or null. */
+export async function launchById(
+  sql: Sql,
+  id: number,
+  appId?: number | null,
+): Promise<LaunchLogRow | null> {
   const [row] = await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
       payload, view, warnings, created_at
     from launches where id = ${id}
+      ${appId !== undefined ? sql`and app_id = ${appId}` : sql``}
   `;
   return row ?? null;
 }

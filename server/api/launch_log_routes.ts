@@ -1,4 +1,4 @@
-/** REST: /api/v1/launches, the launch audit log (scope admin). */
+/** REST: /api/v1/launches, the launch audit log (scope admin; an app's client sees its app only). */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { launchById, listLaunches } from "../../db/queries/launch_log.ts";
 import type { Deps } from "../deps.ts";
@@ -10,10 +10,13 @@ import { errorResponses, jsonResponse, security, validationHook } from "./openap
 import { decodeCursor, page } from "./paging.ts";
 import { IdParam, LaunchListQuery, LaunchSchema, pageOf } from "./schemas.ts";
 import { launchView } from "./views.ts";
+import { appScope, scopeFilter } from "./app_scope.ts";
 
 /** Builds the launches sub-app. */
 export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // The launch log holds every app's payloads: tokens with the admin scope only, limited to one
+  // app's launches unless the client is an admin client (app_scope.ts).
   const admin = requireScope(deps.auth, "admin");
   const tags = ["Launches"];
 
@@ -36,6 +39,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     async (c) => {
       const q = c.req.valid("query");
       const rows = await listLaunches(deps.sql, {
+        appId: scopeFilter(await appScope(deps, c)),
         app: q.app,
         outcome: q.outcome,
         since: q.since ? new Date(q.since) : undefined,
@@ -64,7 +68,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await launchById(deps.sql, id);
+      const row = await launchById(deps.sql, id, scopeFilter(await appScope(deps, c)));
       if (!row) throw new AppError(404, "launch_not_found", `Launch ${id} not found`);
       return jsonWithEtag(c, launchView(row));
     },

@@ -91,6 +91,12 @@ for (const backend of backends) {
       assert.ok(!(await ids("/api/v1/sessions?limit=200", tokenB)).includes(inA.sessionId));
       assert.ok(!(await ids("/api/v1/customers?limit=200", tokenB)).includes(inA.customerId));
       assert.ok(!(await ids("/api/v1/agents?limit=200", tokenB)).includes(inA.agentId));
+      // The launch log needs the admin scope; ?app= narrows an admin client to one app.
+      const launchesOfA = await ids(`/api/v1/launches?limit=200&app=${a.appName}`, admin);
+      assert.ok(launchesOfA.includes(inA.launchId));
+      const denied = await svc.api("GET", "/api/v1/launches", tokenB);
+      assert.equal(denied.status, 403, "an app client without admin scope reads no log");
+      await denied.body?.cancel();
       assert.ok((await ids("/api/v1/sessions?limit=200", admin)).includes(inA.sessionId));
       const onlyA = await ids(`/api/v1/sessions?limit=200&app=${a.appName}`, admin);
       assert.ok(onlyA.includes(inA.sessionId));
