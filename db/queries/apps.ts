@@ -168,3 +168,32 @@ export async function updateSealed(
 ): Promise<void> {
   await tx`update apps set ${tx(column)} = ${sealed} where id = ${id}`;
 }
+
+/** When each signing key of an app last verified a launch, and how long the previous one lives. */
+export interface KeyUsage {
+  currentLastUsedAt: Date | null;
+  previousExpiresAt: Date | null;
+  previousLastUsedAt: Date | null;
+}
+
+/**
+ * Key usage from the launch log: the current key's last use is its latest launch since the last
+ * rotation; the previous key's is its latest launch as "previous", or as "current" before then.
+ */
+export async function keyUsage(tx: Tx, appId: number): Promise<KeyUsage> {
+  const [row] = await tx<KeyUsage[]>`
+    select
+      (select max(l.created_at) from launches l
+        where l.app_id = a.id and l.outcome = 'ok' and l.key_used = 'current'
+          and l.created_at >= coalesce(a.key_rotated_at, '-infinity')) as current_last_used_at,
+      case when a.api_key_previous_sealed is not null
+        or a.consumer_secret_previous_sealed is not null
+        then a.previous_key_expires_at end as previous_expires_at,
+      (select max(l.created_at) from launches l
+        where l.app_id = a.id and l.outcome = 'ok' and (l.key_used = 'previous'
+          or (l.key_used = 'current' and l.created_at < a.key_rotated_at)))
+        as previous_last_used_at
+    from apps a where a.id = ${appId}
+  `;
+  return row;
+}

@@ -9,6 +9,7 @@ import {
   deleteApp,
   findAppByName,
   insertApp,
+  keyUsage,
   listApps,
   updateApp,
 } from "../../db/queries/apps.ts";
@@ -43,6 +44,12 @@ export interface AppDetails {
   implementor: AppRow["implementor"];
   replayProtection: AppRow["replayProtection"];
   maxAgeSeconds: number;
+  /** When each signing key last verified a launch ("safe to revoke" when the previous is idle). */
+  signingKeys: {
+    currentLastUsedAt: string | null;
+    previousExpiresAt: string | null;
+    previousLastUsedAt: string | null;
+  };
   frameAncestors: string[];
   enabled: boolean;
   apiKey: string | null;
@@ -98,6 +105,16 @@ function typeErrors(
   return errors;
 }
 
+async function signingKeyUsage(tx: Tx, appId: number): Promise<AppDetails["signingKeys"]> {
+  const u = await keyUsage(tx, appId);
+  const iso = (d: Date | null) => d ? new Date(d).toISOString() : null;
+  return {
+    currentLastUsedAt: iso(u.currentLastUsedAt),
+    previousExpiresAt: iso(u.previousExpiresAt),
+    previousLastUsedAt: iso(u.previousLastUsedAt),
+  };
+}
+
 /** A secret as every read shows it: its last 4 characters only. */
 export function maskSecret(secret: string): string {
   return `••••••••${secret.slice(-4)}`;
@@ -128,6 +145,7 @@ async function details(
     implementor: app.implementor,
     replayProtection: app.replayProtection,
     maxAgeSeconds: app.maxAgeSeconds,
+    signingKeys: await signingKeyUsage(tx, app.id),
     frameAncestors: app.frameAncestors,
     enabled: app.enabled,
     apiKey: await shown(app.apiKeySealed, "api_key"),

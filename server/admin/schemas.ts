@@ -93,6 +93,11 @@ export const AppSchema = z.object({
   implementor: z.enum(implementorIds),
   replayProtection: z.enum(REPLAY_POLICIES),
   maxAgeSeconds: z.number().int(),
+  signingKeys: z.object({
+    currentLastUsedAt: z.string().nullable(),
+    previousExpiresAt: z.string().nullable(),
+    previousLastUsedAt: z.string().nullable(),
+  }).openapi({ description: "When each signing key last verified a launch" }),
   frameAncestors: z.array(z.string()),
   enabled: z.boolean(),
   apiKey: z.string().nullable(),

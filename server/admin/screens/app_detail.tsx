@@ -45,6 +45,22 @@ export function AppDetail(
             <td>{app.enabled ? "yes" : "no"}</td>
           </tr>
           <tr>
+            <th scope="row">Current key last used</th>
+            <td data-testid="current-key-used">{app.signingKeys.currentLastUsedAt ?? "never"}</td>
+          </tr>
+          {app.signingKeys.previousExpiresAt
+            ? (
+              <tr>
+                <th scope="row">Previous key</th>
+                <td data-testid="previous-key">
+                  verifies until {app.signingKeys.previousExpiresAt}; last used{" "}
+                  {app.signingKeys.previousLastUsedAt ?? "never"}
+                  {app.signingKeys.previousLastUsedAt ? "" : " (safe to revoke)"}
+                </td>
+              </tr>
+            )
+            : null}
+          <tr>
             <th scope="row">Launch URL</th>
             <td>
               <code data-testid="launch-url">{app.launchUrl}</code>

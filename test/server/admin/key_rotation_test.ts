@@ -53,6 +53,12 @@ for (const backend of backends) {
       const used = await svc.db.sql`select key_used, count(*)::int as n from launches
       where app_name = ${app.appName} and outcome = 'ok' group by key_used order by key_used`;
       assert.deepEqual(used.map((r) => r.keyUsed), ["current", "previous"]);
+      const usage =
+        (await (await svc.api("GET", `/api/v1/admin/apps/${app.appName}`, token)).json())
+          .signingKeys;
+      assert.ok(usage.previousLastUsedAt, "the old key's last use is visible");
+      assert.ok(usage.currentLastUsedAt, "and the new key's");
+      assert.equal(usage.previousExpiresAt, rotated!.previousKeyExpiresAt);
       const end = await svc.api(
         "DELETE",
         `/api/v1/admin/apps/${app.appName}/api-key/previous`,
