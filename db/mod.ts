@@ -15,6 +15,8 @@ export function jsonb(tx: Tx, value: unknown): postgres.Parameter {
 export interface Database {
   sql: Sql;
   mode: "postgres" | "embedded";
+  /** Embedded mode: a gzipped tar of the data directory, consistent at a transaction boundary. */
+  dumpDataDir?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   return {
     sql,
     mode: "embedded",
+    dumpDataDir: () => db.dumpDataDir("gzip"),
     async close() {
       await sql.end({ timeout: 5 });
       await server.stop();

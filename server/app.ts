@@ -11,6 +11,9 @@ import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
+import { backupRoute } from "./ops/backup_route.ts";
+import { portalPasswordResetRoutes } from "./portal/password_reset_routes.tsx";
+import { portalSignInRoutes } from "./portal/sign_in_routes.tsx";
 import { staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 
@@ -65,11 +68,16 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
 
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));
   app.route("/api/v1", apiV1(deps));
+  if (deps.embedded) {
+    app.route("/internal", backupRoute(deps.embedded.dumpDataDir, deps.embedded.secretKey));
+  }
   app.route("/assets", staticRoutes());
   app.route(`${deps.config.portalPrefix}/assets`, staticRoutes());
   // Before the portal: the portal's no-store middleware must not cover the widget.
   app.route(`${deps.config.portalPrefix}/widget`, widgetRoutes());
   app.route(deps.config.portalPrefix, launchRoutes(deps));
+  app.route(deps.config.portalPrefix, portalPasswordResetRoutes(deps));
+  app.route(deps.config.portalPrefix, portalSignInRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
   app.route("/admin", adminScreens(deps));
 

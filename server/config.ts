@@ -39,6 +39,24 @@ export interface Config {
   launchLogRetentionDays: number;
   /** Their personal data (payload, client address, user agent) is erased after this many. */
   launchLogPayloadDays: number;
+  /** Callbacks and token requests may go to http:// and private addresses (tests, demo). */
+  callbackAllowPrivateNetworks: boolean;
+  /** Timeout of one callback or token request. */
+  callbackTimeoutMs: number;
+  /** First retry delay of a failed callback; doubled per attempt, with jitter. */
+  callbackRetryBaseMs: number;
+  /** Attempts per event before it is failed. */
+  callbackMaxAttempts: number;
+  /** How often an idle delivery worker looks for events other processes emitted. */
+  callbackPollMs: number;
+  /** SMTP server of outgoing mail (`smtp://` or `smtps://`); unset: no mail is sent. */
+  smtpUrl: string | undefined;
+  /** The From of outgoing mail. */
+  mailFrom: string;
+  /** First retry delay of a message the SMTP server did not take; doubled per attempt. */
+  mailRetryBaseMs: number;
+  /** How long a password-reset link works. */
+  passwordResetTtlMinutes: number;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -124,6 +142,19 @@ const envSchema = z.object({
   TOKEN_FAILURES_PER_MINUTE: intText(30, 1, 1_000_000),
   LAUNCH_LOG_RETENTION_DAYS: intText(90, 1, 3650),
   LAUNCH_LOG_PAYLOAD_DAYS: intText(30, 1, 3650),
+  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText,
+  CALLBACK_TIMEOUT_MS: intText(10_000, 100, 120_000),
+  CALLBACK_RETRY_BASE_MS: intText(10_000, 10, 3_600_000),
+  CALLBACK_MAX_ATTEMPTS: intText(12, 1, 50),
+  CALLBACK_POLL_MS: intText(1_000, 10, 60_000),
+  SMTP_URL: optionalText.pipe(
+    z.string().optional().refine((v) => v === undefined || /^smtps?:\/\/[^\s/]+/.test(v), {
+      message: "expected smtp://[user:pass@]host[:port] or smtps://... (TLS from the start)",
+    }),
+  ),
+  MAIL_FROM: optionalText,
+  MAIL_RETRY_BASE_MS: intText(15_000, 10, 3_600_000),
+  PASSWORD_RESET_TTL_MINUTES: intText(30, 5, 1440),
 });
 
 function isOrigin(value: string): boolean {
@@ -197,5 +228,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenFailuresPerMinute: e.TOKEN_FAILURES_PER_MINUTE,
     launchLogRetentionDays: e.LAUNCH_LOG_RETENTION_DAYS,
     launchLogPayloadDays: e.LAUNCH_LOG_PAYLOAD_DAYS,
+    callbackAllowPrivateNetworks: e.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+    callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
+    callbackRetryBaseMs: e.CALLBACK_RETRY_BASE_MS,
+    callbackMaxAttempts: e.CALLBACK_MAX_ATTEMPTS,
+    callbackPollMs: e.CALLBACK_POLL_MS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ??
+      `Portal Launcher <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
+    mailRetryBaseMs: e.MAIL_RETRY_BASE_MS,
+    passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
   };
 }

@@ -2,7 +2,7 @@
  * The clean-up every serving process runs (`deno task start` and each `deno task serve` worker):
  * expired access tokens, launch nonces and logins are deleted every HOUSEKEEPING_MINUTES, and the
  * launch log loses its personal data after LAUNCH_LOG_PAYLOAD_DAYS and its records after
- * LAUNCH_LOG_RETENTION_DAYS. Deletes of expired rows are idempotent, so several processes running
+ * LAUNCH_LOG_RETENTION_DAYS, like delivered and failed callback events. Deletes of expired rows are idempotent, so several processes running
  * it at once is harmless.
  */
 import type { Sql } from "../db/mod.ts";
@@ -15,6 +15,9 @@ import {
 } from "../db/queries/housekeeping.ts";
 import type { Config } from "./config.ts";
 import { deleteExpiredTokens } from "../db/queries/access_tokens.ts";
+import { deleteOldEvents } from "../db/queries/callback_events.ts";
+import { deleteOldResets } from "../db/queries/password_resets.ts";
+import { deleteOldMail } from "../db/queries/mail_outbox.ts";
 import { log } from "./log.ts";
 
 /** How often the clean-up runs. */
@@ -32,6 +35,9 @@ export async function cleanUp(sql: Sql, retention: Retention): Promise<Record<st
     signInAttempts: await deleteIdleSignInAttempts(sql),
     launchPersonalData: await eraseLaunchPersonalData(sql, retention.launchLogPayloadDays),
     launches: await deleteOldLaunches(sql, retention.launchLogRetentionDays),
+    callbackEvents: await deleteOldEvents(sql, retention.launchLogRetentionDays),
+    passwordResets: await deleteOldResets(sql),
+    mail: await deleteOldMail(sql),
   };
 }
 

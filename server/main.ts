@@ -1,8 +1,9 @@
 /** Entry point: `deno task start`. Serves the app on HOST:PORT until SIGINT or SIGTERM. */
-import { startService } from "./service.ts";
+import { type Service, startService } from "./service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
 import { LAUNCH_ROUTE } from "./launch/contract.ts";
+import { DataDirLocked } from "../db/data_dir_lock.ts";
 
 let config;
 try {
@@ -13,13 +14,21 @@ try {
   Deno.exit(1);
 }
 
-const service = await startService(config);
+let service: Service;
+try {
+  service = await startService(config);
+} catch (err) {
+  if (!(err instanceof DataDirLocked)) throw err;
+  console.error(err.message);
+  Deno.exit(1);
+}
 const { publicUrl, portalPrefix } = config;
 
 const server = Deno.serve({
   hostname: config.host,
   port: config.port,
   onListen: ({ hostname, port }) => {
+    service.dataDirLock?.setPort(port).catch(() => {});
     const lines = [
       `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
       `  database:   ${
@@ -47,7 +56,12 @@ const server = Deno.serve({
         "  get a token:",
         `    curl -s -X POST ${publicUrl}/api/v1/oauth2/token -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials`,
         "  mock CRM with <portal-launcher> (another terminal), then open http://localhost:8001/:",
-        `    PORTAL_API_KEY=${demo.apiKey} PORTAL_URL=${publicUrl}${config.portalPrefix} deno task demo`,
+        `    PORTAL_API_KEY=${demo.apiKey} PORTAL_CALLBACK_SECRET=${demo.callbackSecret} ` +
+          `PORTAL_URL=${publicUrl}${config.portalPrefix} deno task demo`,
+        demo.callbacks
+          ? "  callbacks: the demo app calls the mock CRM back at http://localhost:8001/callbacks"
+          : "  callbacks: off for the demo (localhost is a private address); to see them, start " +
+            "the first time with CALLBACK_ALLOW_PRIVATE_NETWORKS=true",
       );
     }
     console.log(lines.join("\n"));

@@ -1,6 +1,7 @@
 /** Starts the service's parts: database, migrations, secrets, auth service, bootstrap data. */
 import type { Hono } from "hono";
 import { connect, type Database } from "../db/mod.ts";
+import { type DataDirLock, lockDataDir } from "../db/data_dir_lock.ts";
 import { migrate } from "../db/migrate.ts";
 import { buildApp } from "./app.ts";
 import {
@@ -19,6 +20,10 @@ import { startHousekeeping } from "./housekeeping.ts";
 import { resealSecrets } from "./auth/reseal.ts";
 import { FailureLimiter } from "./http/failure_rate.ts";
 import { resolveSecretKey } from "./auth/secret_key.ts";
+import { DeliveryWorker } from "./callbacks/worker.ts";
+import { MailWorker } from "./mail/mailer.ts";
+import { TokenSource } from "./callbacks/oauth_client.ts";
+import type { Resolver } from "./callbacks/destination.ts";
 
 /** A started service. */
 export interface Service {
@@ -29,6 +34,8 @@ export interface Service {
   migrated: string[];
   /** Set when this start created demo data (embedded mode, first start, nothing configured). */
   demo: DemoCredentials | null;
+  /** The embedded data directory's lock (null on PostgreSQL or a given database). */
+  dataDirLock: DataDirLock | null;
   close(): Promise<void>;
 }
 
@@ -38,11 +45,17 @@ export interface StartOptions {
   db?: Database;
   /** Create demo data on a first start in embedded mode (default true). */
   demoData?: boolean;
+  /** Run this process's callback delivery worker (default true). */
+  deliveryWorker?: boolean;
+  /** Host-name resolution of callback destinations (tests of the private-network rule). */
+  resolve?: Resolver;
 }
 
 /** Connects, migrates, bootstraps and builds the app. */
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   setLogLevel(config.logLevel);
+  // One process per embedded data directory (db/data_dir_lock.ts).
+  const dataDirLock = !options.db && !config.databaseUrl ? await lockDataDir(config.dataDir) : null;
   const db = options.db ??
     await connect({
       databaseUrl: config.databaseUrl,
@@ -52,21 +65,49 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
   try {
     const migrated = await migrate(db.sql);
-    const secrets = await createSecretBox(
-      await resolveSecretKey(config.secretKey, config.dataDir),
-      config.secretKeyPrevious,
-    );
+    const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
+    const secrets = await createSecretBox(secretKey, config.secretKeyPrevious);
     const resealed = await resealSecrets(db.sql, secrets);
     if (resealed) log.info("stored secrets resealed with the current SECRET_KEY", { resealed });
     const auth = new AuthService(db.sql, {
       tokenTtlSeconds: config.tokenTtlSeconds,
       cacheSeconds: config.tokenCacheSeconds,
     });
+    const settings = {
+      timeoutMs: config.callbackTimeoutMs,
+      retryBaseMs: config.callbackRetryBaseMs,
+      maxAttempts: config.callbackMaxAttempts,
+      allowPrivate: config.callbackAllowPrivateNetworks,
+    };
+    const tokens = new TokenSource({
+      timeoutMs: config.callbackTimeoutMs,
+      allowPrivate: config.callbackAllowPrivateNetworks,
+      resolve: options.resolve,
+    });
+    const deliveries = new DeliveryWorker(
+      db.sql,
+      { sql: db.sql, secrets, tokens, settings, resolve: options.resolve },
+      { pollMs: config.callbackPollMs },
+    );
+    const mail = config.smtpUrl
+      ? new MailWorker(db.sql, {
+        smtpUrl: config.smtpUrl,
+        from: config.mailFrom,
+        retryBaseMs: config.mailRetryBaseMs,
+        timeoutMs: config.callbackTimeoutMs,
+      })
+      : null;
+    if (!mail) {
+      log.warn("SMTP_URL is not set: no e-mail is sent, so the lost-password function is off");
+    }
     const deps: Deps = {
       config,
       sql: db.sql,
       secrets,
       auth,
+      deliveries,
+      mail,
+      embedded: db.dumpDataDir ? { dumpDataDir: db.dumpDataDir, secretKey } : null,
       failures: {
         launch: new FailureLimiter(config.launchFailuresPerMinute, 60_000),
         token: new FailureLimiter(config.tokenFailuresPerMinute, 60_000),
@@ -83,19 +124,26 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ? await createDemoData(deps)
       : null;
     const stopHousekeeping = startHousekeeping(db.sql, config);
+    if (options.deliveryWorker !== false) deliveries.start();
+    mail?.start();
     return {
       app: buildApp(deps),
       deps,
       db,
       migrated,
       demo,
-      close: () => {
+      dataDirLock,
+      close: async () => {
         stopHousekeeping();
-        return db.close();
+        await deliveries.stop();
+        await mail?.stop();
+        await db.close();
+        dataDirLock?.release();
       },
     };
   } catch (err) {
     if (!options.db) await db.close();
+    dataDirLock?.release();
     throw err;
   }
 }

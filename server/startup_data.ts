@@ -19,6 +19,10 @@ export interface DemoCredentials {
   launchUrl: string;
   clientId: string;
   clientSecret: string;
+  /** The demo app's callback signing secret (whsec_...). */
+  callbackSecret: string;
+  /** Whether the demo app calls the mock CRM back (CALLBACK_ALLOW_PRIVATE_NETWORKS). */
+  callbacks: boolean;
 }
 
 /** Creates or updates the administrator of ADMIN_EMAIL/ADMIN_PASSWORD. */
@@ -79,6 +83,10 @@ export async function createDemoData(deps: Deps): Promise<DemoCredentials | null
     authType: "signed_request",
     frameAncestors: ["http://localhost:8001", "http://127.0.0.1:8001"],
     clientScopes: [...SCOPES],
+    // The mock CRM (`deno task demo`) receives callbacks, when the operator allows localhost.
+    ...(deps.config.callbackAllowPrivateNetworks
+      ? { callbackUrl: "http://localhost:8001/callbacks" }
+      : {}),
   });
   const printers = await addCategory(deps, { name: "Printers" });
   const network = await addCategory(deps, { name: "Network" });
@@ -136,5 +144,7 @@ export async function createDemoData(deps: Deps): Promise<DemoCredentials | null
     launchUrl: app.launchUrl,
     clientId: app.clientId,
     clientSecret: app.clientSecret,
+    callbackSecret: app.callbackSecret!,
+    callbacks: app.callbackUrl !== null,
   };
 }

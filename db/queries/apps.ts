@@ -17,24 +17,44 @@ export interface AppRow {
   maxAgeSeconds: number;
   frameAncestors: string[];
   enabled: boolean;
+  /** Callback URL template; null: no callbacks. */
+  callbackUrl: string | null;
+  callbackMethod: "POST" | "PUT" | "PATCH";
+  /** Event types sent; null: all. */
+  callbackEvents: string[] | null;
+  tokenUrl: string | null;
+  tokenAuthMethod: "client_secret_basic" | "client_secret_post";
+  callbackSecretSealed: string | null;
+  callbackSecretPreviousSealed: string | null;
+  callbackSecretPreviousExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** The writable columns of an app. */
-export type AppValues = Omit<AppRow, "id" | "createdAt" | "updatedAt">;
+/** The writable columns of an app (the callback secret has its own rotation). */
+export type AppValues = Omit<
+  AppRow,
+  | "id"
+  | "createdAt"
+  | "updatedAt"
+  | "callbackSecretPreviousSealed"
+  | "callbackSecretPreviousExpiresAt"
+>;
 
 /** Inserts an app; returns null when the App Name is taken (case-insensitively). */
 export async function insertApp(tx: Tx, values: AppValues): Promise<AppRow | null> {
   const [row] = await tx<AppRow[]>`
     insert into apps (
       app_name, name, auth_type, api_key_sealed, consumer_key, consumer_secret_sealed,
-      implementor, frame_ancestors, enabled, replay_protection, max_age_seconds
+      implementor, frame_ancestors, enabled, replay_protection, max_age_seconds, callback_url,
+      callback_method, callback_events, token_url, token_auth_method, callback_secret_sealed
     ) values (
       ${values.appName}, ${values.name}, ${values.authType}, ${values.apiKeySealed},
       ${values.consumerKey}, ${values.consumerSecretSealed}, ${values.implementor},
       ${values.frameAncestors}, ${values.enabled}, ${values.replayProtection},
-      ${values.maxAgeSeconds}
+      ${values.maxAgeSeconds}, ${values.callbackUrl}, ${values.callbackMethod},
+      ${values.callbackEvents}, ${values.tokenUrl}, ${values.tokenAuthMethod},
+      ${values.callbackSecretSealed}
     )
     on conflict do nothing
     returning *
@@ -73,6 +93,12 @@ export async function updateApp(
         enabled = ${values.enabled},
         replay_protection = ${values.replayProtection},
         max_age_seconds = ${values.maxAgeSeconds},
+        callback_url = ${values.callbackUrl},
+        callback_method = ${values.callbackMethod},
+        callback_events = ${values.callbackEvents},
+        token_url = ${values.tokenUrl},
+        token_auth_method = ${values.tokenAuthMethod},
+        callback_secret_sealed = ${values.callbackSecretSealed},
         updated_at = now()
       where id = ${id}
       returning *
@@ -143,11 +169,13 @@ export async function allSealedSecrets(tx: Tx): Promise<
     apiKeyPreviousSealed: string | null;
     consumerSecretSealed: string | null;
     consumerSecretPreviousSealed: string | null;
+    callbackSecretSealed: string | null;
+    callbackSecretPreviousSealed: string | null;
   }[]
 > {
   return await tx`
     select id, api_key_sealed, api_key_previous_sealed, consumer_secret_sealed,
-      consumer_secret_previous_sealed
+      consumer_secret_previous_sealed, callback_secret_sealed, callback_secret_previous_sealed
     from apps order by id
   `;
 }
@@ -157,7 +185,9 @@ export type SealedColumn =
   | "api_key_sealed"
   | "api_key_previous_sealed"
   | "consumer_secret_sealed"
-  | "consumer_secret_previous_sealed";
+  | "consumer_secret_previous_sealed"
+  | "callback_secret_sealed"
+  | "callback_secret_previous_sealed";
 
 /** Replaces one sealed column of an app (same secret, sealed again). */
 export async function updateSealed(
@@ -196,4 +226,24 @@ export async function keyUsage(tx: Tx, appId: number): Promise<KeyUsage> {
     from apps a where a.id = ${appId}
   `;
   return row;
+}
+
+/**
+ * Puts a new sealed callback secret in place; the old one keeps signing (both signatures are
+ * sent) until `previousExpiresAt` (null: dropped at once). False when the app does not exist.
+ */
+export async function replaceCallbackSecret(
+  tx: Tx,
+  id: number,
+  v: { sealed: string; previousExpiresAt: Date | null },
+): Promise<boolean> {
+  const keep = v.previousExpiresAt !== null;
+  const rows = await tx`
+    update apps set
+      callback_secret_previous_sealed = case when ${keep} then callback_secret_sealed end,
+      callback_secret_previous_expires_at = ${v.previousExpiresAt},
+      callback_secret_sealed = ${v.sealed},
+      updated_at = now()
+    where id = ${id} returning 1`;
+  return rows.length > 0;
 }

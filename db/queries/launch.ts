@@ -1,4 +1,5 @@
 /** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
+import { eventRows, eventSessionColumns, type EventToEmit } from "./callback_events.ts";
 import { jsonb, type Sql, type Tx } from "../mod.ts";
 
 /** Everything the flow must know before writing, read in one round trip. */
@@ -8,7 +9,12 @@ export interface LaunchLookups {
   externalSessionId: boolean;
   externalCustomerId: boolean;
   knownCustomFields: string[];
-  session: { id: number; status: "open" | "closed"; customerId: number } | null;
+  session: {
+    id: number;
+    status: "open" | "closed";
+    customerId: number;
+    assigneeId: number | null;
+  } | null;
   liveCategories: string[];
   livePaths: string[];
   liveTags: string[];
@@ -33,7 +39,7 @@ export async function launchLookups(
   const [row] = await tx`
     with s as (
       -- Another app's session is no session: not processed, like an unknown one.
-      select id, status, customer_id from sessions
+      select id, status, customer_id, assignee_id from sessions
       where id = ${q.sessionId} and app_id = ${q.appId} for update
     ),
     used as (
@@ -66,13 +72,22 @@ export async function launchLookups(
       ) as live_tags
     from field_settings f where f.id
   `;
-  const s = row.session as { id: number; status: "open" | "closed"; customer_id: number } | null;
+  const s = row.session as
+    | { id: number; status: "open" | "closed"; customer_id: number; assignee_id: number | null }
+    | null;
   return {
     replayFresh: row.replayFresh,
     externalSessionId: row.externalSessionId,
     externalCustomerId: row.externalCustomerId,
     knownCustomFields: row.knownCustomFields,
-    session: s ? { id: Number(s.id), status: s.status, customerId: Number(s.customer_id) } : null,
+    session: s
+      ? {
+        id: Number(s.id),
+        status: s.status,
+        customerId: Number(s.customer_id),
+        assigneeId: s.assignee_id === null ? null : Number(s.assignee_id),
+      }
+      : null,
     liveCategories: row.liveCategories,
     livePaths: row.livePaths,
     liveTags: row.liveTags,
@@ -118,19 +133,24 @@ export async function writeLaunch(
       replayKey: string | null;
     };
     login: { tokenHash: string; expiresAt: Date };
+    /** Callback events of the launch (written when the session and its app call for them). */
+    events: EventToEmit[];
+    eventTimestamp: string;
+    /** A Canvas-style launch's CRM instance and sealed token, kept on the session. */
+    crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
   },
-): Promise<{ launchId: number; sessionId: number }> {
+): Promise<{ launchId: number; sessionId: number; events: number }> {
   const s = v.session;
   const agentId = s.agentId;
   const json = (value: unknown) => jsonb(tx, value);
-  const [row] = await tx<{ launchId: number; sessionId: number }[]>`
+  const [row] = await tx<{ launchId: number; sessionId: number; events: number }[]>`
     with created as (
       insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
         target)
       select ${s.customerId}, ${agentId}, ${s.externalReference}, ${s.referenceId}, ${s.appId},
         ${s.target}
       where ${s.id}::bigint is null
-      returning id
+      returning ${eventSessionColumns(tx)}
     ),
     updated as (
       update sessions set
@@ -141,9 +161,21 @@ export async function writeLaunch(
           else assignee_id end,
         updated_at = now()
       where id = ${s.id}::bigint
-      returning id
+      returning ${eventSessionColumns(tx)}
     ),
     session as (select id from created union all select id from updated),
+    ev_session as (select * from created union all select * from updated),
+    events as (${eventRows(tx, v.events, v.eventTimestamp)}),
+    crm as (
+      insert into session_crm_contexts (session_id, app_id, instance_url, oauth_token_sealed)
+      select session.id, ${s.appId}, ${v.crm?.instanceUrl ?? null}, ${
+    v.crm?.oauthTokenSealed ?? null
+  }
+      from session where ${v.crm?.instanceUrl ?? null}::text is not null
+      on conflict (session_id) do update set instance_url = excluded.instance_url,
+        oauth_token_sealed = excluded.oauth_token_sealed, updated_at = now()
+      returning 1
+    ),
     cf as (
       insert into session_custom_fields (session_id, name, value)
       select session.id, key, value from session, jsonb_each(${json(v.customFields)}::jsonb)
@@ -194,7 +226,8 @@ export async function writeLaunch(
       from launch
       returning 1
     )
-    select id as launch_id, session_id from launch
+    select id as launch_id, session_id, (select count(*)::int from events) as events
+    from launch
   `;
   return row;
 }
@@ -238,6 +271,8 @@ export interface LaunchApp {
   frameAncestors: string[];
   replayProtection: "required" | "optional" | "off";
   maxAgeSeconds: number;
+  /** The implementor class: how its signed requests map onto the payload contract. */
+  implementor: "default" | "crm_standard" | "crm_v6_5";
 }
 
 /** The app named `appName` (case-insensitive), or null. */
@@ -245,7 +280,7 @@ export async function findLaunchApp(sql: Sql, appName: string): Promise<LaunchAp
   const [row] = await sql<LaunchApp[]>`
     select id, app_name, enabled, auth_type, api_key_sealed, consumer_secret_sealed,
       api_key_previous_sealed, consumer_secret_previous_sealed, previous_key_expires_at,
-      frame_ancestors, replay_protection, max_age_seconds
+      frame_ancestors, replay_protection, max_age_seconds, implementor
     from apps where lower(app_name) = lower(${appName})
   `;
   return row ? { ...row, id: Number(row.id) } : null;

@@ -1,5 +1,5 @@
 /** SQL of logins (portal and admin): random tokens stored as SHA-256 hashes. */
-import type { Sql } from "../mod.ts";
+import type { Sql, Tx } from "../mod.ts";
 
 /** The user a live login belongs to. */
 export interface LoginRow {
@@ -32,7 +32,7 @@ export async function findLogin(
 
 /** Stores a login (the token's hash). */
 export async function insertLogin(
-  sql: Sql,
+  sql: Sql | Tx,
   v: { tokenHash: string; userId: number; expiresAt: Date; kind: LoginKind },
 ): Promise<void> {
   await sql`

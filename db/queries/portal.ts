@@ -131,7 +131,7 @@ export async function sessionsOfAgent(
 
 /** Records a path run. */
 export async function insertPathRun(
-  sql: Sql,
+  sql: Sql | Tx,
   v: { sessionId: number; pathUid: string; agentId: number },
 ): Promise<void> {
   await sql`
@@ -161,7 +161,7 @@ export async function insertSessionEvent(
 
 /** Records `kind` once per launch: false when this launch already recorded it. */
 export async function insertSessionEventOnce(
-  sql: Sql,
+  sql: Sql | Tx,
   v: { sessionId: number; kind: SessionEventKind; agentId: number; launchId: number },
 ): Promise<boolean> {
   const rows = await sql`

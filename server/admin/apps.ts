@@ -1,5 +1,6 @@
 /** Apps (the spec's authentication configurations) and their API clients: the rules. */
 import { type SealedField, secretContext } from "../crypto/secret_box.ts";
+import { type AppDetails, details } from "./app_details.ts";
 import { FRESHNESS } from "../launch/contract.ts";
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
@@ -9,7 +10,6 @@ import {
   deleteApp,
   findAppByName,
   insertApp,
-  keyUsage,
   listApps,
   updateApp,
 } from "../../db/queries/apps.ts";
@@ -20,48 +20,22 @@ import {
   replaceClientSecret,
   updateClientScopes,
 } from "../../db/queries/api_clients.ts";
-import { listCustomFields } from "../../db/queries/settings.ts";
 import { hashSecret } from "../crypto/hashing.ts";
 import { generateToken } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import { launchTemplate } from "./launch_template.ts";
-import { launchUrl } from "../launch/contract.ts";
 import { DEFAULT_APP_SCOPES } from "../oauth/scopes.ts";
 import { forgetApps } from "../launch/app_cache.ts";
 import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
+import { callbackErrors } from "./callback_settings.ts";
+import { generateCallbackSecret } from "../callbacks/signing.ts";
 
 /** Validated create input. */
 export type CreateAppInput = z.infer<typeof CreateAppSchema>;
 /** Validated update input. */
 export type UpdateAppInput = z.infer<typeof UpdateAppSchema>;
 
-/** An app as administrators see it, secrets decrypted. */
-export interface AppDetails {
-  appName: string;
-  name: string;
-  authType: AppRow["authType"];
-  implementor: AppRow["implementor"];
-  replayProtection: AppRow["replayProtection"];
-  maxAgeSeconds: number;
-  /** When each signing key last verified a launch ("safe to revoke" when the previous is idle). */
-  signingKeys: {
-    currentLastUsedAt: string | null;
-    previousExpiresAt: string | null;
-    previousLastUsedAt: string | null;
-  };
-  frameAncestors: string[];
-  enabled: boolean;
-  apiKey: string | null;
-  consumerKey: string | null;
-  consumerSecret: string | null;
-  clientId: string;
-  clientScopes: string[];
-  launchUrl: string;
-  template: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { AppDetails };
 
 function notFound(appName: string): AppError {
   return new AppError(404, "app_not_found", `Unknown application: ${appName}`);
@@ -105,61 +79,6 @@ function typeErrors(
   return errors;
 }
 
-async function signingKeyUsage(tx: Tx, appId: number): Promise<AppDetails["signingKeys"]> {
-  const u = await keyUsage(tx, appId);
-  const iso = (d: Date | null) => d ? new Date(d).toISOString() : null;
-  return {
-    currentLastUsedAt: iso(u.currentLastUsedAt),
-    previousExpiresAt: iso(u.previousExpiresAt),
-    previousLastUsedAt: iso(u.previousLastUsedAt),
-  };
-}
-
-/** A secret as every read shows it: its last 4 characters only. */
-export function maskSecret(secret: string): string {
-  return `••••••••${secret.slice(-4)}`;
-}
-
-/**
- * An app as administrators see it. Secrets are shown in full only by the call that made them
- * (`reveal`: create); every other read shows them masked.
- */
-async function details(
-  deps: Deps,
-  tx: Tx,
-  origin: string,
-  app: AppRow,
-  client: ApiClientRow,
-  reveal = false,
-): Promise<AppDetails> {
-  const fields = await listCustomFields(tx);
-  const shown = async (sealed: string | null, field: SealedField) => {
-    if (!sealed) return null;
-    const secret = await deps.secrets.decrypt(sealed, secretContext(app.id, field));
-    return reveal ? secret : maskSecret(secret);
-  };
-  return {
-    appName: app.appName,
-    name: app.name,
-    authType: app.authType,
-    implementor: app.implementor,
-    replayProtection: app.replayProtection,
-    maxAgeSeconds: app.maxAgeSeconds,
-    signingKeys: await signingKeyUsage(tx, app.id),
-    frameAncestors: app.frameAncestors,
-    enabled: app.enabled,
-    apiKey: await shown(app.apiKeySealed, "api_key"),
-    consumerKey: app.consumerKey,
-    consumerSecret: await shown(app.consumerSecretSealed, "consumer_secret"),
-    clientId: client.clientId,
-    clientScopes: client.scopes,
-    launchUrl: launchUrl(`${origin}${deps.config.portalPrefix}`, app.appName),
-    template: launchTemplate(fields.map((f) => f.name)),
-    createdAt: app.createdAt.toISOString(),
-    updatedAt: app.updatedAt.toISOString(),
-  };
-}
-
 async function loadApp(tx: Tx, appName: string): Promise<{ app: AppRow; client: ApiClientRow }> {
   const app = await findAppByName(tx, appName);
   if (!app) throw notFound(appName);
@@ -174,10 +93,13 @@ export async function createApp(
   origin: string,
   input: CreateAppInput,
 ): Promise<AppDetails & { clientSecret: string }> {
-  const errors = typeErrors(input.authType, input, {
-    consumerKey: input.consumerKey ?? null,
-    consumerSecret: input.consumerSecret ?? null,
-  });
+  const errors = [
+    ...typeErrors(input.authType, input, {
+      consumerKey: input.consumerKey ?? null,
+      consumerSecret: input.consumerSecret ?? null,
+    }),
+    ...callbackErrors(deps.config, input.authType, input),
+  ];
   if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
   const apiKey = input.authType === "signed_request" ? input.apiKey ?? generateToken(32) : null;
   const clientSecret = generateToken(40);
@@ -196,19 +118,24 @@ export async function createApp(
       maxAgeSeconds: input.maxAgeSeconds ?? FRESHNESS.defaultMaxAgeSeconds,
       frameAncestors: input.frameAncestors ?? [],
       enabled: input.enabled ?? true,
+      callbackUrl: input.callbackUrl ?? null,
+      callbackMethod: input.callbackMethod ?? "POST",
+      callbackEvents: input.callbackEvents ?? null,
+      tokenUrl: input.tokenUrl ?? null,
+      tokenAuthMethod: input.tokenAuthMethod ?? "client_secret_basic",
+      callbackSecretSealed: "pending",
     });
     if (!inserted) throw nameTaken(input.appName);
     const seal = (secret: string, field: SealedField) =>
       deps.secrets.encrypt(secret, secretContext(inserted.id, field));
-    const app = apiKey || input.consumerSecret
-      ? await updateApp(tx, inserted.id, {
-        ...inserted,
-        apiKeySealed: apiKey ? await seal(apiKey, "api_key") : null,
-        consumerSecretSealed: input.consumerSecret
-          ? await seal(input.consumerSecret, "consumer_secret")
-          : null,
-      })
-      : inserted;
+    const app = await updateApp(tx, inserted.id, {
+      ...inserted,
+      apiKeySealed: apiKey ? await seal(apiKey, "api_key") : null,
+      consumerSecretSealed: input.consumerSecret
+        ? await seal(input.consumerSecret, "consumer_secret")
+        : null,
+      callbackSecretSealed: await seal(generateCallbackSecret(), "callback_secret"),
+    });
     if (!app || app === "conflict") throw new Error(`app ${inserted.id} vanished`);
     const client = await insertAppClient(tx, {
       clientId: `cid_${generateToken(24)}`,
@@ -216,7 +143,14 @@ export async function createApp(
       appId: app.id,
       scopes: input.clientScopes ?? DEFAULT_APP_SCOPES,
     });
-    return { ...(await details(deps, tx, origin, app, client, true)), clientSecret };
+    return {
+      ...(await details(deps, tx, origin, app, client, [
+        "api_key",
+        "consumer_secret",
+        "callback_secret",
+      ])),
+      clientSecret,
+    };
   });
   forgetApps(deps);
   return created;
@@ -264,10 +198,10 @@ export async function changeApp(
       : switched
       ? null
       : app.consumerSecretSealed;
-    const errors = typeErrors(authType, patch, {
-      consumerKey,
-      consumerSecret: consumerSecretSealed,
-    });
+    const errors = [
+      ...typeErrors(authType, patch, { consumerKey, consumerSecret: consumerSecretSealed }),
+      ...callbackErrors(deps.config, authType, patch),
+    ];
     if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
     let apiKeySealed = authType === "signed_request" ? app.apiKeySealed : null;
     if (authType === "signed_request" && patch.apiKey) {
@@ -293,7 +227,29 @@ export async function changeApp(
       maxAgeSeconds: patch.maxAgeSeconds ?? app.maxAgeSeconds,
       frameAncestors: patch.frameAncestors ?? app.frameAncestors,
       enabled: patch.enabled ?? app.enabled,
+      callbackUrl: patch.callbackUrl !== undefined ? patch.callbackUrl : app.callbackUrl,
+      callbackMethod: patch.callbackMethod ?? app.callbackMethod,
+      callbackEvents: patch.callbackEvents !== undefined
+        ? patch.callbackEvents
+        : app.callbackEvents,
+      // Only OAuth apps fetch tokens: switching to signed_request forgets the token URL.
+      tokenUrl: authType === "signed_request"
+        ? null
+        : patch.tokenUrl !== undefined
+        ? patch.tokenUrl
+        : app.tokenUrl,
+      tokenAuthMethod: patch.tokenAuthMethod ?? app.tokenAuthMethod,
+      callbackSecretSealed: app.callbackSecretSealed,
     };
+    // An app from before callbacks existed gets its signing secret with its first callback URL
+    // (shown in full in this answer only).
+    const newCallbackSecret = values.callbackUrl !== null && !values.callbackSecretSealed;
+    if (newCallbackSecret) {
+      values.callbackSecretSealed = await deps.secrets.encrypt(
+        generateCallbackSecret(),
+        secretContext(app.id, "callback_secret"),
+      );
+    }
     const updated = await updateApp(tx, app.id, values);
     if (updated === "conflict") throw nameTaken(values.appName);
     if (!updated) throw notFound(appName);
@@ -301,7 +257,13 @@ export async function changeApp(
       await updateClientScopes(tx, client.id, patch.clientScopes);
       client.scopes = patch.clientScopes;
     }
-    return { client, app: await details(deps, tx, origin, updated, client, generated) };
+    return {
+      client,
+      app: await details(deps, tx, origin, updated, client, [
+        ...(generated ? ["api_key" as const] : []),
+        ...(newCallbackSecret ? ["callback_secret" as const] : []),
+      ]),
+    };
   });
   if (patch.clientScopes) deps.auth.forgetClient(result.client.id);
   forgetApps(deps);

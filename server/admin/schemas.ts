@@ -5,6 +5,10 @@ import { z } from "@hono/zod-openapi";
 import { msg } from "../zod_messages.ts";
 import { SCOPES } from "../oauth/scopes.ts";
 import { FIELD_RULES } from "../launch/contract.ts";
+import { CALLBACK_METHODS, EVENT_TYPES, TOKEN_AUTH_METHODS } from "../callbacks/contract.ts";
+
+const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== "ping") as [string, ...string[]];
+const CallbackUrlText = z.string().trim().min(1, "required").max(2000, "at most 2000 characters");
 
 /** Authentication types (spec §2.1). */
 export const AUTH_TYPES = ["signed_request", "oauth2_signed_request"] as const;
@@ -64,6 +68,23 @@ const appFields = {
   clientScopes: z.array(z.enum(SCOPES)).min(1, "at least one scope").openapi({
     description: "Scopes the app's API client may request (default sessions:read sessions:write)",
   }),
+  callbackUrl: CallbackUrlText.nullable().openapi({
+    description: "Where events are sent; {referenceId} (URL-encoded), {webhookId} and, for " +
+      "crm_standard, {instanceUrl} are replaced. https:// and public addresses only (unless " +
+      "CALLBACK_ALLOW_PRIVATE_NETWORKS=true); null: no callbacks",
+  }),
+  callbackMethod: z.enum(CALLBACK_METHODS, msg(`expected one of ${CALLBACK_METHODS.join(", ")}`))
+    .openapi({ description: "POST (default), PUT or PATCH" }),
+  callbackEvents: z.array(z.enum(SUBSCRIBABLE, msg(`expected one of ${SUBSCRIBABLE.join(", ")}`)))
+    .nullable().openapi({ description: "The event types sent; null or omitted: all" }),
+  tokenUrl: CallbackUrlText.nullable().openapi({
+    description: "oauth2_signed_request apps: the CRM's OAuth 2.0 token endpoint; callbacks " +
+      "carry a client-credentials Bearer token from it",
+  }),
+  tokenAuthMethod: z.enum(
+    TOKEN_AUTH_METHODS,
+    msg(`expected one of ${TOKEN_AUTH_METHODS.join(", ")}`),
+  ).openapi({ description: "client_secret_basic (default) or client_secret_post" }),
 };
 
 /** POST /admin/apps body. */
@@ -80,6 +101,11 @@ export const CreateAppSchema = z.strictObject({
   frameAncestors: appFields.frameAncestors.optional(),
   enabled: appFields.enabled.optional(),
   clientScopes: appFields.clientScopes.optional(),
+  callbackUrl: appFields.callbackUrl.optional(),
+  callbackMethod: appFields.callbackMethod.optional(),
+  callbackEvents: appFields.callbackEvents.optional(),
+  tokenUrl: appFields.tokenUrl.optional(),
+  tokenAuthMethod: appFields.tokenAuthMethod.optional(),
 }).openapi("CreateApp");
 
 /** PATCH /admin/apps/:appName body. */
@@ -100,6 +126,16 @@ export const AppSchema = z.object({
   }).openapi({ description: "When each signing key last verified a launch" }),
   frameAncestors: z.array(z.string()),
   enabled: z.boolean(),
+  callbackUrl: z.string().nullable(),
+  callbackMethod: z.enum(CALLBACK_METHODS),
+  callbackEvents: z.array(z.string()),
+  tokenUrl: z.string().nullable(),
+  tokenAuthMethod: z.enum(TOKEN_AUTH_METHODS),
+  callbackSecret: z.string().nullable().openapi({
+    description: "Standard Webhooks signing secret (whsec_...); in full only when created or " +
+      "rotated, masked in every other answer",
+  }),
+  callbackSecretPreviousExpiresAt: z.string().nullable(),
   apiKey: z.string().nullable(),
   consumerKey: z.string().nullable(),
   consumerSecret: z.string().nullable(),

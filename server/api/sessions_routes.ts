@@ -1,5 +1,7 @@
 /** REST: /api/v1/sessions (read with sessions:read, change with sessions:write). */
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { deliveries } from "../callbacks/delivery_log.ts";
+import { DeliverySchema, deliveryView } from "./deliveries_routes.ts";
 import { listSessions, sessionById } from "../../db/queries/sessions.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -115,6 +117,32 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
       c.header("Cache-Control", "no-store");
       return c.json(sessionView(row), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/events",
+      tags,
+      summary: "The session's callback events, newest first, with their delivery attempts",
+      security: security("sessions:read"),
+      middleware: [read] as const,
+      request: { params: IdParam },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(DeliverySchema) }), "Its events"),
+        ...errorResponses("sessions:read"),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const row = await sessionById(deps.sql, id);
+      if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
+        throw new AppError(404, "session_not_found", `Session ${id} not found`);
+      }
+      const rows = await deliveries(deps, { sessionId: id, limit: 200 });
+      c.header("Cache-Control", "no-store");
+      return c.json({ items: rows.map(deliveryView) }, 200);
     },
   );
 

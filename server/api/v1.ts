@@ -12,6 +12,7 @@ import { documentOAuth } from "../oauth/openapi.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { docsPage } from "./docs_page.tsx";
+import { deliveryRoutes } from "./deliveries_routes.ts";
 import { launchLogRoutes } from "./launch_log_routes.ts";
 import { validationHook } from "./openapi_shared.ts";
 import { agentRoutes, customerRoutes } from "./people_routes.ts";
@@ -44,6 +45,7 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   v1.route("/customers", customerRoutes(deps));
   v1.route("/agents", agentRoutes(deps));
   v1.route("/launches", launchLogRoutes(deps));
+  v1.route("/deliveries", deliveryRoutes(deps));
   v1.route("/admin", adminApiRoutes(deps));
 
   v1.get("/openapi.json", cors({ origin: "*" }), (c) => {

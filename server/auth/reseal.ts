@@ -11,13 +11,20 @@ import { log } from "../log.ts";
 
 const COLUMNS: [
   SealedColumn,
-  "apiKeySealed" | "apiKeyPreviousSealed" | "consumerSecretSealed" | "consumerSecretPreviousSealed",
-  "api_key" | "consumer_secret",
+  | "apiKeySealed"
+  | "apiKeyPreviousSealed"
+  | "consumerSecretSealed"
+  | "consumerSecretPreviousSealed"
+  | "callbackSecretSealed"
+  | "callbackSecretPreviousSealed",
+  "api_key" | "consumer_secret" | "callback_secret",
 ][] = [
   ["api_key_sealed", "apiKeySealed", "api_key"],
   ["api_key_previous_sealed", "apiKeyPreviousSealed", "api_key"],
   ["consumer_secret_sealed", "consumerSecretSealed", "consumer_secret"],
   ["consumer_secret_previous_sealed", "consumerSecretPreviousSealed", "consumer_secret"],
+  ["callback_secret_sealed", "callbackSecretSealed", "callback_secret"],
+  ["callback_secret_previous_sealed", "callbackSecretPreviousSealed", "callback_secret"],
 ];
 
 /** Reseals what needs it; returns how many values were resealed. */

@@ -14,7 +14,7 @@ const V2 = "v2:";
 const V1 = "v1:";
 
 /** The sealed secrets of an app (a rotation's previous key is still the same field). */
-export type SealedField = "api_key" | "consumer_secret";
+export type SealedField = "api_key" | "consumer_secret" | "callback_secret" | "crm_token";
 
 /** What a sealed app secret is bound to: `apps/<id>/<field>`. */
 export function secretContext(appId: number, field: SealedField): string {

@@ -18,6 +18,7 @@ import { newLoginToken } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
+import { eventsCommitted, type SessionEvent } from "../callbacks/events.ts";
 import type { LaunchPayload, LaunchWarning } from "./payload.ts";
 
 /** Where the launch comes from. */
@@ -34,6 +35,8 @@ export interface LaunchMeta {
   keyUsed?: "current" | "previous";
   /** The replay check's outcome (default: not protected, nothing stored). */
   freshness?: FreshnessOutcome;
+  /** A Canvas-style launch's CRM instance and its OAuth token (sealed), kept for callbacks. */
+  crm?: { instanceUrl: string; oauthTokenSealed: string | null } | null;
 }
 
 /** A completed launch. */
@@ -45,6 +48,8 @@ export interface LaunchResult {
   loginToken: string;
   /** What the launch ignored, repaired or resolved (also in its launch log record). */
   warnings: LaunchWarning[];
+  /** Callback events the launch emitted. */
+  events: number;
 }
 
 /** What a launch would do (the dry run). */
@@ -234,7 +239,7 @@ async function launchIn(
     ...p.warnings,
     ...conflictWarnings(p, agent, customer),
   ];
-  const { launchId, sessionId } = await writeLaunch(tx, {
+  const { launchId, sessionId, events } = await writeLaunch(tx, {
     session: {
       id: found.session?.id ?? null,
       customerId: customer.id,
@@ -258,6 +263,9 @@ async function launchIn(
       replayKey: freshness.replay?.key ?? null,
     },
     login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
+    events: launchEvents(found.session, agent.id, p.session.assign),
+    eventTimestamp: new Date().toISOString(),
+    crm: meta.crm ?? null,
   });
   return {
     result: {
@@ -267,6 +275,7 @@ async function launchIn(
       customerId: customer.id,
       loginToken: login.token,
       warnings,
+      events,
     },
     plan: {
       agent: agent.created ? "create" : "update",
@@ -277,6 +286,24 @@ async function launchIn(
   };
 }
 
+/**
+ * The callback events of a launch: `session.created` for a new session; `session.updated`
+ * (customer data and custom fields are written again) for an existing one, and
+ * `session.assigned` when the launch moved an open session to its agent.
+ */
+function launchEvents(
+  before: LaunchLookups["session"],
+  agentId: number,
+  assign: boolean,
+): SessionEvent[] {
+  if (!before) return [{ type: "session.created" }];
+  const events: SessionEvent[] = [{ type: "session.updated" }];
+  if (assign && before.status === "open" && before.assigneeId !== agentId) {
+    events.push({ type: "session.assigned" });
+  }
+  return events;
+}
+
 /** Runs a launch; throws AppError for every refusal, after which nothing was written. */
 export async function runLaunch(
   deps: Deps,
@@ -284,7 +311,9 @@ export async function runLaunch(
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
-  return (await inTransaction(deps, (tx) => launchIn(tx, p, meta, login))).result;
+  const done = await inTransaction(deps, (tx) => launchIn(tx, p, meta, login));
+  if (done.result.events) eventsCommitted();
+  return done.result;
 }
 
 /**

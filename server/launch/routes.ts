@@ -14,7 +14,11 @@ import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { log } from "../log.ts";
 import { publicOrigin } from "../http/public_origin.ts";
-import { planLaunch, runLaunch } from "./flow.ts";
+import { type LaunchMeta, planLaunch, runLaunch } from "./flow.ts";
+import { adapterOf } from "../callbacks/adapters/registry.ts";
+import type { CrmContext } from "../callbacks/adapters/mod.ts";
+import { destinationProblem } from "../callbacks/destination.ts";
+import { secretContext } from "../crypto/secret_box.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import { verifySignedRequest } from "./signed_request.ts";
 import type { LaunchWarning } from "./payload.ts";
@@ -62,6 +66,34 @@ export function unknownAppLaunchCount(): number {
   return unknownAppLaunches;
 }
 
+/**
+ * The CRM context to keep for callbacks: its instance URL must pass the callback destination
+ * rules (else it is dropped with a warning) and its token is sealed to the app.
+ */
+async function crmContext(
+  deps: Deps,
+  appId: number,
+  crm: CrmContext | null,
+  warnings: LaunchWarning[],
+): Promise<LaunchMeta["crm"]> {
+  if (!crm) return null;
+  const problem = destinationProblem(crm.instanceUrl, deps.config.callbackAllowPrivateNetworks);
+  if (problem) {
+    warnings.push({
+      path: "client.instanceUrl",
+      code: "crm_instance_url_refused",
+      message: `${problem}; callbacks to this session's CRM instance are not possible`,
+    });
+    return null;
+  }
+  return {
+    instanceUrl: crm.instanceUrl,
+    oauthTokenSealed: crm.oauthToken
+      ? await deps.secrets.encrypt(crm.oauthToken, secretContext(appId, "crm_token"))
+      : null,
+  };
+}
+
 /** Launch routes, mounted at PORTAL_PREFIX. */
 export function launchRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -86,9 +118,13 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       const raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, appRow);
       const verified = await verifySignedRequest(raw, keys.map((k) => k.key));
-      payload = verified.payload;
       if (verified.repaired) warnings = [verified.repaired];
-      const parsed = parseLaunchPayload(verified.payload);
+      // The app's implementor class maps its CRM's request onto the payload contract.
+      const mapped = adapterOf(appRow.implementor).mapLaunch(verified.payload);
+      payload = mapped.logged;
+      warnings = [...warnings, ...mapped.warnings];
+      const crm = await crmContext(deps, appRow.id, mapped.crm, warnings);
+      const parsed = parseLaunchPayload(mapped.payload);
       const freshness = checkFreshness(appRow, parsed.freshness, verified.signature, new Date());
       replay = freshness.replay;
       const meta = {
@@ -100,6 +136,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         warnings,
         keyUsed: keys[verified.keyIndex].which,
         freshness,
+        crm,
       };
       if (dryRun) {
         const plan = await planLaunch(deps, parsed, meta);

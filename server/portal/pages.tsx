@@ -292,7 +292,16 @@ export function messagePage(language: string, title: string, text: string): stri
 
 /** The sign-in page for agents with a password. */
 export function loginPage(
-  p: { t: T; language: string; action: string; next: string; email: string; error: string | null },
+  p: {
+    t: T;
+    language: string;
+    action: string;
+    next: string;
+    email: string;
+    error: string | null;
+    /** The pre-session CSRF token of the form. */
+    signInToken: string;
+  },
 ): string {
   const { t } = p;
   return Page({
@@ -306,6 +315,7 @@ export function loginPage(
         {p.error ? <p class="error" role="alert">{p.error}</p> : null}
         <form method="post" action={p.action}>
           <input type="hidden" name="next" value={p.next} />
+          <input type="hidden" name="signin_csrf" value={p.signInToken} />
           <p>
             <label>
               {t("email")}
@@ -322,6 +332,11 @@ export function loginPage(
           </p>
           <button type="submit">{t("signIn")}</button>
         </form>
+        <p>
+          <a href={`${p.action.slice(0, p.action.lastIndexOf("/login"))}/password-reset`}>
+            {t("forgotLink")}
+          </a>
+        </p>
       </main>
     ),
   });

@@ -6,6 +6,7 @@
  */
 import { insertSessionEvent, insertSessionEventOnce } from "../../db/queries/portal.ts";
 import type { Deps } from "../deps.ts";
+import { emitSessionEvents, eventsCommitted } from "../callbacks/events.ts";
 
 /**
  * Records a remote connection request. With `again` every call records one (the Start Remote
@@ -15,19 +16,27 @@ export async function requestRemoteConnection(
   deps: Deps,
   r: { sessionId: number; agentId: number; launchId: number; again?: boolean },
 ): Promise<void> {
-  if (r.again) {
-    await insertSessionEvent(deps.sql, {
-      sessionId: r.sessionId,
-      kind: "remote_requested",
-      agentId: r.agentId,
-      detail: { launchId: r.launchId, via: "button" },
-    });
-    return;
-  }
-  await insertSessionEventOnce(deps.sql, {
-    sessionId: r.sessionId,
-    kind: "remote_requested",
-    agentId: r.agentId,
-    launchId: r.launchId,
+  const emitted = await deps.sql.begin(async (tx) => {
+    if (r.again) {
+      await insertSessionEvent(tx, {
+        sessionId: r.sessionId,
+        kind: "remote_requested",
+        agentId: r.agentId,
+        detail: { launchId: r.launchId, via: "button" },
+      });
+    } else {
+      const first = await insertSessionEventOnce(tx, {
+        sessionId: r.sessionId,
+        kind: "remote_requested",
+        agentId: r.agentId,
+        launchId: r.launchId,
+      });
+      if (!first) return 0;
+    }
+    return await emitSessionEvents(tx, r.sessionId, [{
+      type: "remote.requested",
+      extra: { launchId: r.launchId },
+    }]);
   });
+  if (emitted) eventsCommitted();
 }

@@ -1,12 +1,11 @@
 /**
  * The agent portal, mounted at PORTAL_PREFIX: the session screen a launch lands on, its actions,
- * the path runner, the agent's sessions and the password sign-in.
+ * the path runner and the agent's sessions (sign-in: sign_in_routes.tsx).
  */
 import { type Context, Hono } from "hono";
 import { limitBody } from "../http/body_limit.ts";
 import {
   agentReachesSession,
-  insertPathRun,
   insertSessionEvent,
   publishedPaths,
   recentPathUids,
@@ -15,21 +14,19 @@ import {
   transferTargets,
 } from "../../db/queries/portal.ts";
 import { sessionById } from "../../db/queries/sessions.ts";
-import { clientAddress } from "../http/client_address.ts";
-import { csrfMatches, PasswordSignIn } from "../auth/logins.ts";
+import { csrfMatches } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
-import { clearPortalCookie, PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { clearPortalCookie } from "../auth/cookies.ts";
 import { deleteLogin } from "../../db/queries/logins.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { changeSession } from "../sessions/changes.ts";
-import { currentAgent, type PortalAgent, safeNext } from "./auth.ts";
+import { currentAgent, type PortalAgent } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
-  loginPage,
   messagePage,
   type PageContext,
   pathRunner,
@@ -38,12 +35,8 @@ import {
   sessionsPage,
 } from "./pages.tsx";
 import { requestRemoteConnection } from "./remote.ts";
+import { completePath } from "../sessions/path_runs.ts";
 import { defaultView, launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
-
-/** Failed sign-ins allowed per account, and per client address, in LOGIN_WINDOW_MS. */
-export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
-/** The failed sign-in window. */
-export const LOGIN_WINDOW_MS = 15 * 60_000;
 
 const SESSION_PATH = "/sessions/:id{[1-9][0-9]{0,14}}";
 const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}";
@@ -52,10 +45,6 @@ const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export function portalRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
-  const signIn = new PasswordSignIn("agent", PORTAL_LOGIN_HOURS, {
-    ...LOGIN_LIMITS,
-    windowMs: LOGIN_WINDOW_MS,
-  });
 
   app.use("*", async (c, next) => {
     await next();
@@ -319,7 +308,12 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       sessionById(deps.sql, id),
     ]);
     if (!path || !session) return message(c, agent, 404, "notFound");
-    await insertPathRun(deps.sql, { sessionId: id, pathUid: uid, agentId: agent.userId });
+    await completePath(deps, {
+      sessionId: id,
+      pathUid: uid,
+      pathTitle: path.title,
+      agentId: agent.userId,
+    });
     return backToScreen(c, id, view, { panel: "list" });
   });
 
@@ -330,59 +324,6 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     return c.html(
       sessionsPage(pageContext(agent, view), await sessionsOfAgent(deps.sql, agent.userId, 200)),
     );
-  });
-
-  function loginForm(
-    c: Context<AppEnv>,
-    p: { next: string; email: string; error: StringKey | null; vars?: Record<string, string> },
-    status: 200 | 401 | 429 = 200,
-  ) {
-    const language = portalLanguage(
-      contentLanguage(c.req.header("Accept-Language")?.split(",")[0]),
-    );
-    const t = translator(language);
-    return c.html(
-      loginPage({
-        t,
-        language,
-        action: `${prefix}/login`,
-        next: p.next,
-        email: p.email,
-        error: p.error ? t(p.error, p.vars) : null,
-      }),
-      status,
-    );
-  }
-
-  app.get("/login", (c) =>
-    loginForm(c, {
-      next: safeNext(prefix, c.req.query("next"), `${prefix}/sessions`),
-      email: "",
-      error: null,
-    }));
-
-  app.post("/login", async (c) => {
-    const form = await c.req.parseBody();
-    const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
-    const password = typeof form.password === "string" ? form.password : "";
-    const next = safeNext(prefix, form.next, `${prefix}/sessions`);
-    const result = await signIn.attempt(deps, {
-      email,
-      password,
-      address: clientAddress(deps, c) ?? "unknown",
-    });
-    if (result.kind === "wait") {
-      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
-      return loginForm(c, {
-        next,
-        email,
-        error: "tooManyAttempts",
-        vars: { minutes: String(Math.ceil(result.ms / 60_000)) },
-      }, 429);
-    }
-    if (result.kind === "refused") return loginForm(c, { next, email, error: "badLogin" }, 401);
-    setPortalCookie(c, prefix, result.token);
-    return c.redirect(next, 303);
   });
 
   return app;

@@ -7,6 +7,7 @@ import { applySessionChange, changeLookups } from "../../db/queries/sessions.ts"
 import type { Tx } from "../../db/mod.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
+import { emitSessionEvents, eventsCommitted, type SessionEvent } from "../callbacks/events.ts";
 
 /** A change; an absent key leaves that part as it is. */
 export interface SessionChange {
@@ -36,7 +37,7 @@ export async function changeSession(
   actor: ChangeActor,
 ): Promise<void> {
   const fields = change.customFields ?? {};
-  await deps.sql.begin(async (tx: Tx) => {
+  const emitted = await deps.sql.begin(async (tx: Tx) => {
     const found = await changeLookups(tx, {
       sessionId: id,
       customFields: Object.keys(fields),
@@ -77,7 +78,9 @@ export async function changeSession(
       removeFields,
     });
     const before = found.session;
+    const events: SessionEvent[] = [];
     if (change.status !== undefined && change.status !== before.status) {
+      events.push({ type: change.status === "closed" ? "session.closed" : "session.reopened" });
       await insertSessionEvent(tx, {
         sessionId: id,
         kind: "status_changed",
@@ -86,6 +89,7 @@ export async function changeSession(
       });
     }
     if (change.assigneeId !== undefined && change.assigneeId !== before.assigneeId) {
+      events.push({ type: "session.assigned" });
       await insertSessionEvent(tx, {
         sessionId: id,
         kind: change.assigneeId !== null && change.assigneeId === actor.agentId
@@ -95,5 +99,14 @@ export async function changeSession(
         detail: { from: before.assigneeId, to: change.assigneeId, via: actor.via },
       });
     }
+    if (Object.keys(setFields).length || removeFields.length) {
+      events.push({ type: "session.updated" });
+    }
+    return await emitSessionEvents(
+      tx,
+      id,
+      events.map((e) => ({ ...e, extra: { via: actor.via } })),
+    );
   });
+  if (emitted) eventsCommitted();
 }

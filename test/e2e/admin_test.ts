@@ -7,6 +7,7 @@ import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
 import { launchOk, signLaunch } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
+import { postSignIn } from "../helpers/sign_in.ts";
 
 const ADMIN = { email: "root@example.com", password: "admin-password-123" };
 
@@ -201,9 +202,9 @@ Deno.test({
         await page.fill("#f-password", "agent-password-1");
         await page.click("button:has-text('Set password')");
         await page.waitForSelector("text=Password set.");
-        const login = await svc.request("/portal/login", {
-          method: "POST",
-          body: new URLSearchParams({ email: "ada@example.com", password: "agent-password-1" }),
+        const login = await postSignIn(svc, "/portal/login", {
+          email: "ada@example.com",
+          password: "agent-password-1",
         });
         assert.equal(login.status, 303, "the agent can sign in to the portal");
       });

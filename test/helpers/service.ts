@@ -1,5 +1,5 @@
 /** Starts the service on a test database, in process, for app.request() tests. */
-import { type Service, startService } from "../../server/service.ts";
+import { type Service, type StartOptions, startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import type { Backend, TestDatabase } from "./db.ts";
 
@@ -25,6 +25,7 @@ export async function startTestService(
   backend: Backend,
   env: Record<string, string> = {},
   dbOptions: Parameters<Backend["open"]>[0] = {},
+  serviceOptions: Omit<StartOptions, "db" | "demoData"> = {},
 ): Promise<TestService> {
   const db = await backend.open(dbOptions);
   const config = loadConfig({
@@ -42,7 +43,7 @@ export async function startTestService(
   });
   let service: Service;
   try {
-    service = await startService(config, { db, demoData: false });
+    service = await startService(config, { ...serviceOptions, db, demoData: false });
   } catch (err) {
     await db.close();
     throw err;

@@ -44,7 +44,17 @@ for (const backend of backends) {
       ]);
       assert.deepEqual(
         await cleanUp(sql, { launchLogPayloadDays: 30, launchLogRetentionDays: 90 }),
-        { tokens: 0, nonces: 0, logins: 0, signInAttempts: 0, launchPersonalData: 0, launches: 0 },
+        {
+          tokens: 0,
+          nonces: 0,
+          logins: 0,
+          signInAttempts: 0,
+          launchPersonalData: 0,
+          launches: 0,
+          callbackEvents: 0,
+          passwordResets: 0,
+          mail: 0,
+        },
         "idempotent",
       );
     } finally {

@@ -2,58 +2,15 @@
 import assert from "node:assert/strict";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
-const MAIN = new URL("../../server/main.ts", import.meta.url).pathname;
-// The permissions `deno task start` grants, read from deno.json so the test runs what users run.
-const START = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
-  .tasks.start;
-const TASK: string = typeof START === "string" ? START : START.command;
-const FLAGS = TASK.split(" ").filter((word) => word.startsWith("--allow-"));
+import {
+  FLAGS,
+  MAIN,
+  type Running,
+  startProcess as start,
+  stopProcess,
+} from "../helpers/process.ts";
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-interface Running {
-  process: Deno.ChildProcess;
-  output: () => string;
-  port: number;
-}
-
-async function start(env: Record<string, string>): Promise<Running> {
-  const port = freePort();
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...FLAGS, MAIN],
-    env: { HOME: Deno.env.get("HOME") ?? "/tmp", PORT: String(port), LOG_LEVEL: "warn", ...env },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const decoder = new TextDecoder();
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) text += decoder.decode(chunk);
-  };
-  pump(process.stdout);
-  pump(process.stderr);
-  const deadline = Date.now() + 60_000;
-  while (!text.includes("listening on")) {
-    if (Date.now() > deadline) throw new Error(`no start within 60 s:\n${text}`);
-    const status = await Promise.race([
-      process.status,
-      new Promise<null>((r) => setTimeout(() => r(null), 50)),
-    ]);
-    if (status) throw new Error(`exited with ${status.code}:\n${text}`);
-  }
-  return { process, output: () => text, port };
-}
-
-async function stop(running: Running): Promise<number> {
-  running.process.kill("SIGTERM");
-  return (await running.process.status).code;
-}
+const stop = (running: Running) => stopProcess(running);
 
 Deno.test({
   name: "deno task start: first start prints demo credentials that work; restart keeps data",
@@ -72,7 +29,7 @@ Deno.test({
       assert.match(out, /demo app: +demo +API key: [A-Za-z0-9]{32}/);
       assert.match(
         out,
-        /PORTAL_API_KEY=[A-Za-z0-9]{32} PORTAL_URL=http:\/\/\S+\/portal deno task demo/,
+        /PORTAL_API_KEY=[A-Za-z0-9]{32} PORTAL_CALLBACK_SECRET=whsec_\S+ PORTAL_URL=http:\/\/\S+\/portal deno task demo/,
       );
       const health = await fetch(`${base}/healthz`);
       assert.equal(health.status, 200);

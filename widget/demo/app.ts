@@ -4,6 +4,7 @@
  * signer. The browser only sends the case id; the server looks the case up and builds the payload.
  */
 import { createSignHandler } from "../signer/mod.ts";
+import { callbackInbox, INBOX_HTML } from "./callbacks.ts";
 
 /** Demo settings. */
 export interface DemoOptions {
@@ -11,6 +12,8 @@ export interface DemoOptions {
   portalUrl: string;
   appName: string;
   apiKey: string;
+  /** The app's callback signing secret (whsec_...), to verify the callbacks it receives. */
+  callbackSecret?: string;
 }
 
 /** A case of the mock CRM. */
@@ -109,12 +112,14 @@ export function demoApp(options: DemoOptions): (req: Request) => Promise<Respons
       };
     },
   });
+  const inbox = callbackInbox(options.callbackSecret);
   const html = (text: string, status = 200) =>
     new Response(text, { status, headers: { "Content-Type": "text/html; charset=utf-8" } });
 
   return async (req) => {
     const url = new URL(req.url);
     if (url.pathname === "/sign") return await sign(req);
+    if (url.pathname.startsWith("/callbacks")) return await inbox.handle(req);
     if (url.pathname === "/") {
       const rows = CASES.map((c) =>
         `<tr><td><a href="/cases/${c.id}">${c.id}</a></td><td>${escape(c.subject)}</td>` +
@@ -145,7 +150,8 @@ export function demoApp(options: DemoOptions): (req: Request) => Promise<Respons
   Open here</portal-launcher>
 <portal-launcher id="launch-iframe" sign-url="/sign" target="iframe"
   parameters="${params("embedded")}">Open beside the case</portal-launcher>
-</div>`,
+</div>
+${INBOX_HTML}`,
     ));
   };
 }

@@ -4,6 +4,8 @@
  *   PORTAL_URL      the portal, with its prefix (default http://localhost:8000/portal)
  *   PORTAL_APP      the App Name (default demo)
  *   DEMO_PORT       the CRM's port (default 8001; the demo app allows it as a frame ancestor)
+ *   PORTAL_CALLBACK_SECRET  the demo app's callback secret (whsec_...), to verify callbacks
+ *                   received at /callbacks (printed by the service's first start)
  */
 import { demoApp } from "./app.ts";
 
@@ -27,6 +29,7 @@ Deno.serve(
     portalUrl,
     appName: Deno.env.get("PORTAL_APP") ?? "demo",
     apiKey,
+    callbackSecret: Deno.env.get("PORTAL_CALLBACK_SECRET") || undefined,
   }),
 );
 console.log(`Mock CRM on http://localhost:${port}/ launching ${portalUrl}`);

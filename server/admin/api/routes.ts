@@ -10,6 +10,7 @@ import { validationHook } from "../../api/openapi_shared.ts";
 import { requireScope } from "../../oauth/bearer.ts";
 import { appsApi } from "./apps.ts";
 import { keyRotationApi } from "./key_rotation.ts";
+import { callbacksAdminApi } from "./callbacks.ts";
 import { guidedPathsApi } from "./guided_paths.ts";
 import { settingsApi } from "./settings.ts";
 import { usersApi } from "./users.ts";
@@ -28,6 +29,7 @@ export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   });
   api.route("/", appsApi(deps));
   api.route("/", keyRotationApi(deps));
+  api.route("/", callbacksAdminApi(deps));
   api.route("/", settingsApi(deps));
   api.route("/", guidedPathsApi(deps));
   api.route("/", usersApi(deps));

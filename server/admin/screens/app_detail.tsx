@@ -2,7 +2,7 @@
  * An app's page: its settings, launch URL, API client and JSON template, with enable/disable,
  * key and secret rotation (each new secret shown once) and delete.
  */
-import { rotateKey } from "../key_rotation.ts";
+import { endKeyOverlap, rotateKey } from "../key_rotation.ts";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
@@ -85,17 +85,83 @@ export function AppDetail(
           <input type="hidden" name="enabled" value={app.enabled ? "off" : "on"} />
           <button type="submit" class="secondary">{app.enabled ? "Disable" : "Enable"}</button>
         </form>
-        {app.authType === "signed_request"
+        <form method="post" action={`/admin/apps/${app.appName}/rotate-key`} class="inline">
+          <Csrf ctx={props.ctx} />
+          <button type="submit" class="secondary">
+            {app.authType === "signed_request" ? "Rotate API key" : "Rotate consumer secret"}
+          </button>
+        </form>
+        {app.signingKeys.previousExpiresAt
           ? (
-            <form method="post" action={`/admin/apps/${app.appName}/rotate-key`} class="inline">
+            <form
+              method="post"
+              action={`/admin/apps/${app.appName}/end-key-overlap`}
+              class="inline"
+            >
               <Csrf ctx={props.ctx} />
-              <button type="submit" class="secondary">Rotate API key</button>
+              <button type="submit" class="secondary">Revoke previous key now</button>
             </form>
           )
           : null}
         <form method="post" action={`/admin/apps/${app.appName}/rotate-secret`} class="inline">
           <Csrf ctx={props.ctx} />
           <button type="submit" class="secondary">Rotate client secret</button>
+        </form>
+      </div>
+      <h2>Callbacks</h2>
+      <table>
+        <tbody>
+          <tr>
+            <th scope="row">Callback URL</th>
+            <td data-testid="callback-url">
+              {app.callbackUrl
+                ? <code>{app.callbackMethod} {app.callbackUrl}</code>
+                : "none: the CRM is not called back"}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">Events</th>
+            <td>{app.callbackEvents.join(", ")}</td>
+          </tr>
+          {app.authType === "oauth2_signed_request"
+            ? (
+              <tr>
+                <th scope="row">Token URL</th>
+                <td>
+                  {app.tokenUrl ? <code>{app.tokenUrl}</code> : "none: callbacks carry no token"}
+                  {app.tokenUrl ? ` (${app.tokenAuthMethod})` : ""}
+                </td>
+              </tr>
+            )
+            : null}
+          <tr>
+            <th scope="row">Signing secret</th>
+            <td>
+              <code>{app.callbackSecret ?? "none yet (made with the first callback URL)"}</code>
+              {app.callbackSecretPreviousExpiresAt
+                ? ` (the previous one also signs until ${app.callbackSecretPreviousExpiresAt})`
+                : ""}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <div class="row">
+        <a class="button" href={`/admin/apps/${app.appName}/deliveries`}>Delivery log</a>
+        {app.callbackUrl
+          ? (
+            <form method="post" action={`/admin/apps/${app.appName}/callbacks/test`} class="inline">
+              <Csrf ctx={props.ctx} />
+              <button type="submit" class="secondary">Send test event</button>
+            </form>
+          )
+          : null}
+        <form
+          method="post"
+          action={`/admin/apps/${app.appName}/rotate-callback-secret`}
+          class="inline"
+        >
+          <Csrf ctx={props.ctx} />
+          <button type="submit" class="secondary">Rotate signing secret</button>
         </form>
       </div>
       <h2>JSON template</h2>
@@ -123,7 +189,11 @@ export function AppDetail(
 export function appDetailPage(
   ctx: AdminContext,
   app: AppDetails,
-  extra: { notice?: string; error?: string; secret?: { label: string; value: string } } = {},
+  extra: {
+    notice?: string;
+    error?: string;
+    secret?: { label: string; value: string };
+  } = {},
 ): string {
   return adminPage(
     ctx,
@@ -153,11 +223,27 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
     return c.redirect(`/admin/apps/${name}`, 303);
   });
 
+  // The signing key of the app's type: the API key, or the OAuth apps' consumer secret. The old
+  // one keeps verifying for a week (the overlap) unless revoked below.
   screens.post("/apps/:name/rotate-key", async (c) => {
     const name = c.req.param("name");
-    const value = (await rotateKey(deps, name, "api_key")).secret;
+    const before = await appByName(deps, origin(c), name);
+    const field = before.authType === "signed_request" ? "api_key" : "consumer_secret";
+    const { secret: value, previousKeyExpiresAt } = await rotateKey(deps, name, field);
     const app = await appByName(deps, origin(c), name);
-    return c.html(appDetailPage(ctxOf(c), app, { secret: { label: "New API key", value } }));
+    return c.html(appDetailPage(ctxOf(c), app, {
+      notice: previousKeyExpiresAt
+        ? `The previous key keeps verifying until ${previousKeyExpiresAt.toISOString()}.`
+        : undefined,
+      secret: { label: field === "api_key" ? "New API key" : "New consumer secret", value },
+    }));
+  });
+
+  screens.post("/apps/:name/end-key-overlap", async (c) => {
+    const name = c.req.param("name");
+    await endKeyOverlap(deps, name);
+    const app = await appByName(deps, origin(c), name);
+    return c.html(appDetailPage(ctxOf(c), app, { notice: "The previous key no longer verifies." }));
   });
 
   screens.post("/apps/:name/rotate-secret", async (c) => {

@@ -3,6 +3,8 @@ import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppDetails } from "../apps.ts";
 import { AUTH_TYPES, IMPLEMENTORS } from "../schemas.ts";
 import { SCOPES } from "../../oauth/scopes.ts";
+import { CALLBACK_METHODS, TOKEN_AUTH_METHODS } from "../../callbacks/contract.ts";
+import { SUBSCRIBABLE_EVENTS } from "../callback_settings.ts";
 import { all, str } from "./form_helpers.ts";
 import { type AdminContext, Check, Csrf, type Errors, Field } from "./layout.tsx";
 
@@ -20,6 +22,11 @@ export interface AppForm {
   frameAncestors: string;
   enabled: boolean;
   clientScopes: string[];
+  callbackUrl: string;
+  callbackMethod: string;
+  callbackEvents: string[];
+  tokenUrl: string;
+  tokenAuthMethod: string;
 }
 
 /** The form of a new app. */
@@ -36,6 +43,11 @@ export const BLANK_APP_FORM: Readonly<AppForm> = {
   frameAncestors: "",
   enabled: true,
   clientScopes: ["sessions:read", "sessions:write"],
+  callbackUrl: "",
+  callbackMethod: "POST",
+  callbackEvents: [...SUBSCRIBABLE_EVENTS],
+  tokenUrl: "",
+  tokenAuthMethod: "client_secret_basic",
 };
 
 /** The form as posted. */
@@ -53,6 +65,11 @@ export function appFormOf(form: Record<string, unknown>): AppForm {
     frameAncestors: str(form, "frameAncestors"),
     enabled: str(form, "enabled") === "on",
     clientScopes: all(form, "clientScopes"),
+    callbackUrl: str(form, "callbackUrl").trim(),
+    callbackMethod: str(form, "callbackMethod"),
+    callbackEvents: all(form, "callbackEvents"),
+    tokenUrl: str(form, "tokenUrl").trim(),
+    tokenAuthMethod: str(form, "tokenAuthMethod"),
   };
 }
 
@@ -72,6 +89,11 @@ export function appFormFromDetails(d: AppDetails): AppForm {
     frameAncestors: d.frameAncestors.join("\n"),
     enabled: d.enabled,
     clientScopes: d.clientScopes,
+    callbackUrl: d.callbackUrl ?? "",
+    callbackMethod: d.callbackMethod,
+    callbackEvents: d.callbackEvents,
+    tokenUrl: d.tokenUrl ?? "",
+    tokenAuthMethod: d.tokenAuthMethod,
   };
 }
 
@@ -94,10 +116,18 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
       ? Number(f.maxAgeSeconds)
       : f.maxAgeSeconds;
   }
+  // An empty callback URL turns callbacks off; every box ticked means every type (also later ones).
+  input.callbackUrl = f.callbackUrl || null;
+  if (f.callbackMethod) input.callbackMethod = f.callbackMethod;
+  input.callbackEvents = SUBSCRIBABLE_EVENTS.every((t) => f.callbackEvents.includes(t))
+    ? null
+    : f.callbackEvents;
+  if (f.tokenAuthMethod) input.tokenAuthMethod = f.tokenAuthMethod;
   if (f.authType === "signed_request" && f.apiKey) input.apiKey = f.apiKey;
   if (f.authType === "oauth2_signed_request") {
     if (f.consumerKey) input.consumerKey = f.consumerKey;
     if (f.consumerSecret) input.consumerSecret = f.consumerSecret;
+    input.tokenUrl = f.tokenUrl || null;
   }
   return input;
 }
@@ -208,6 +238,50 @@ export function AppFormView(
           />
         ))}
         {errors.clientScopes ? <p class="field-error">{errors.clientScopes}</p> : null}
+      </fieldset>
+      <fieldset>
+        <legend>Callbacks to the CRM</legend>
+        <Field
+          name="callbackUrl"
+          label="Callback URL"
+          value={f.callbackUrl}
+          errors={errors}
+          hint="Where session events are sent, e.g. https://crm.example.com/hooks/{referenceId}. Empty: no callbacks. {referenceId}, {webhookId} and, for the CRM connector, {instanceUrl} are replaced."
+        />
+        <Field
+          name="callbackMethod"
+          label="Method"
+          value={f.callbackMethod}
+          errors={errors}
+          options={CALLBACK_METHODS.map((m) => [m, m])}
+        />
+        <fieldset>
+          <legend>Events sent</legend>
+          {SUBSCRIBABLE_EVENTS.map((t) => (
+            <Check
+              key={t}
+              name="callbackEvents"
+              value={t}
+              label={t}
+              checked={f.callbackEvents.includes(t)}
+            />
+          ))}
+          {errors.callbackEvents ? <p class="field-error">{errors.callbackEvents}</p> : null}
+        </fieldset>
+        <Field
+          name="tokenUrl"
+          label="Token URL (OAuth 2.0 apps)"
+          value={f.tokenUrl}
+          errors={errors}
+          hint="The CRM's OAuth 2.0 token endpoint: callbacks carry a client-credentials token got with the consumer key and secret."
+        />
+        <Field
+          name="tokenAuthMethod"
+          label="Token request authentication"
+          value={f.tokenAuthMethod}
+          errors={errors}
+          options={TOKEN_AUTH_METHODS.map((m) => [m, m])}
+        />
       </fieldset>
       <Check name="enabled" label="Enabled" checked={f.enabled} />
       <button type="submit" name="save" value="1">Save</button>

@@ -11,8 +11,13 @@ import { clientAddress } from "../../http/client_address.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../http/errors.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
+import { postedFromAnotherSite } from "../../http/cross_site.ts";
+import { issueSignInToken, SIGN_IN_TOKEN, signInTokenMatches } from "../../auth/sign_in_token.ts";
+import { publicOrigin } from "../../http/public_origin.ts";
 import { ADMIN_LOGIN_HOURS, clearAdminCookie, setAdminCookie } from "../../auth/cookies.ts";
 import { appDetailScreens } from "./app_detail.tsx";
+import { deliveriesScreens } from "./deliveries_screens.tsx";
+import { adminPasswordResetScreens } from "./password_reset_screens.tsx";
 import { appsScreens } from "./apps_screens.tsx";
 import { customFieldsScreens } from "./custom_fields_screens.tsx";
 import { fieldSettingsScreens } from "./field_settings_screens.tsx";
@@ -56,7 +61,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   const loginPage = (
     c: Context,
     p: { next: string; email: string; errors: Errors; error: string | null },
-    status: 200 | 401 | 429 = 200,
+    status: 200 | 401 | 403 | 429 = 200,
   ) =>
     c.html(
       adminPage(
@@ -65,9 +70,21 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
         <form method="post" action="/admin/login">
           <Banner error={p.error} />
           <input type="hidden" name="next" value={p.next} />
+          <input
+            type="hidden"
+            name={SIGN_IN_TOKEN}
+            value={issueSignInToken(c, {
+              path: "/admin",
+              crossSiteFrame: false,
+              secure: deps.config.publicUrl.startsWith("https:"),
+            })}
+          />
           <Field name="email" label="E-mail" type="email" value={p.email} errors={p.errors} />
           <Field name="password" label="Password" type="password" errors={p.errors} />
           <button type="submit">Sign in</button>
+          <p>
+            <a href="/admin/password-reset">Forgot your password?</a>
+          </p>
         </form>,
       ),
       status,
@@ -94,6 +111,22 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
     const password = typeof form.password === "string" ? form.password : "";
     const next = safeNext(form.next);
+    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+      return loginPage(c, {
+        next,
+        email,
+        errors: {},
+        error: "This sign-in form was sent from another site. Sign in on this page instead.",
+      }, 403);
+    }
+    if (!signInTokenMatches(c, form[SIGN_IN_TOKEN])) {
+      return loginPage(c, {
+        next,
+        email,
+        errors: {},
+        error: "This form expired. Sign in again.",
+      }, 403);
+    }
     const result = await signIn.attempt(deps, {
       email,
       password,
@@ -122,6 +155,8 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     setAdminCookie(c, deps.config.publicUrl, result.token);
     return c.redirect(next, 303);
   });
+
+  app.route("/", adminPasswordResetScreens(deps));
 
   // Everything below needs an administrator; every POST needs the session's CSRF token.
   app.use("*", async (c, next) => {
@@ -162,6 +197,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   // The list and form first: /apps/new is not an app's page.
   app.route("/", appsScreens(deps));
   app.route("/", appDetailScreens(deps));
+  app.route("/", deliveriesScreens(deps));
   app.route("/", fieldSettingsScreens(deps));
   app.route("/", customFieldsScreens(deps));
   app.route("/", guidedPathsScreens(deps));

@@ -7,6 +7,7 @@ import { type Backend, backends } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import type { Json } from "../../helpers/payload.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -431,13 +432,10 @@ for (const backend of backends) {
       password: "long enough password",
     });
     assert.equal(ok.status, 204);
-    const login = await svc.request("/portal/login", {
-      method: "POST",
-      body: new URLSearchParams({
-        email: email.toUpperCase(),
-        password: "long enough password",
-        next: "/portal/sessions",
-      }),
+    const login = await postSignIn(svc, "/portal/login", {
+      email: email.toUpperCase(),
+      password: "long enough password",
+      next: "/portal/sessions",
     });
     assert.equal(login.status, 303);
     assert.equal(login.headers.get("Location"), "/portal/sessions");

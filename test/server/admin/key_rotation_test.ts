@@ -5,11 +5,19 @@ import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { createTestApp, signLaunch, type TestApp } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 for (const backend of backends) {
-  const service = sharedFixture(() => startTestService(backend), (svc: TestService) => svc.close());
+  const service = sharedFixture(
+    () =>
+      startTestService(backend, {
+        ADMIN_EMAIL: "root@example.com",
+        ADMIN_PASSWORD: "root-password-0123456789",
+      }),
+    (svc: TestService) => svc.close(),
+  );
 
   const launchWith = async (svc: TestService, app: TestApp, key: string) => {
     const res = await svc.request(`/portal/api/auth/app/${app.appName}`, {
@@ -118,6 +126,49 @@ for (const backend of backends) {
       const week = Date.parse(body.previousKeyExpiresAt) - Date.now();
       assert.ok(week > 604_000_000 && week <= 604_800_000, `${week} ms`);
       assert.equal((await launchWith(svc, app, app.apiKey)).status, 200);
+    },
+  );
+
+  Deno.test(
+    `key rotation on the app's page: consumer secret rotated with an overlap, then revoked [${backend.name}]`,
+    opts,
+    async () => {
+      const svc = await service();
+      const token = await svc.adminToken();
+      const oldSecret = "consumer-secret-before-0123";
+      const app = await createTestApp(svc, token, uniqueId("rs"), {
+        authType: "oauth2_signed_request",
+        consumerKey: "ck",
+        consumerSecret: oldSecret,
+      });
+      const signIn = await postSignIn(svc, "/admin/login", {
+        email: "root@example.com",
+        password: "root-password-0123456789",
+      });
+      const cookie = signIn.headers.get("Set-Cookie")!.split(";")[0];
+      await signIn.body?.cancel();
+      const page = await (await svc.request(`/admin/apps/${app.appName}`, {
+        headers: { Cookie: cookie },
+      })).text();
+      assert.match(page, />Rotate consumer secret</);
+      const csrf = page.match(/name="csrf" value="([^"]+)"/)![1];
+      const post = async (action: string) =>
+        await (await svc.request(`/admin/apps/${app.appName}/${action}`, {
+          method: "POST",
+          headers: { Cookie: cookie },
+          body: new URLSearchParams({ csrf }),
+        })).text();
+      const rotated = await post("rotate-key");
+      const newSecret = rotated.match(/data-testid="new-secret">([^<]+)</)![1];
+      assert.match(rotated, /New consumer secret \(shown once/);
+      assert.match(rotated, /previous key keeps verifying until/);
+      assert.equal((await launchWith(svc, app, newSecret)).status, 200);
+      assert.equal((await launchWith(svc, app, oldSecret)).status, 200, "the overlap");
+      assert.match(rotated, />Revoke previous key now</);
+      const ended = await post("end-key-overlap");
+      assert.match(ended, /previous key no longer verifies/);
+      assert.equal((await launchWith(svc, app, oldSecret)).status, 401);
+      assert.equal((await launchWith(svc, app, newSecret)).status, 200);
     },
   );
 }

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture } from "../../helpers/shared.ts";
 import { createTestApp, launchOk } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const service = sharedFixture(
@@ -28,12 +29,9 @@ Deno.test(
       app,
       launchPayload({ contactId: "C2", contactEmail: "c2@x.org" }),
     );
-    const signIn = await svc.request("/admin/login", {
-      method: "POST",
-      body: new URLSearchParams({
-        email: "root@example.com",
-        password: "root-password-0123456789",
-      }),
+    const signIn = await postSignIn(svc, "/admin/login", {
+      email: "root@example.com",
+      password: "root-password-0123456789",
     });
     const cookie = signIn.headers.get("Set-Cookie")!.split(";")[0];
     const page = async (path: string) =>

@@ -6,6 +6,7 @@ import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { createTestApp } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
@@ -63,12 +64,9 @@ for (const backend of backends) {
     async () => {
       const svc = await service();
       const app = await createTestApp(svc, await svc.adminToken(), uniqueId("rs"));
-      const signIn = await svc.request("/admin/login", {
-        method: "POST",
-        body: new URLSearchParams({
-          email: "root@example.com",
-          password: "root-password-0123456789",
-        }),
+      const signIn = await postSignIn(svc, "/admin/login", {
+        email: "root@example.com",
+        password: "root-password-0123456789",
       });
       const cookie = signIn.headers.get("Set-Cookie")!.split(";")[0];
       const edit = await (await svc.request(`/admin/apps/${app.appName}/edit`, {

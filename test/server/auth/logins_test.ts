@@ -6,6 +6,7 @@ import { sharedFixture } from "../../helpers/shared.ts";
 import { createTestApp, signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
@@ -40,12 +41,9 @@ for (const backend of backends) {
   };
 
   const adminLogin = async (svc: TestService): Promise<string> => {
-    const res = await svc.request("/admin/login", {
-      method: "POST",
-      body: new URLSearchParams({
-        email: "root@example.com",
-        password: "root-password-0123456789",
-      }),
+    const res = await postSignIn(svc, "/admin/login", {
+      email: "root@example.com",
+      password: "root-password-0123456789",
     });
     assert.equal(res.status, 303);
     return res.headers.get("Set-Cookie")!.split(";")[0].split("=")[1];

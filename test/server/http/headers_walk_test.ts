@@ -10,6 +10,7 @@ import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture } from "../../helpers/shared.ts";
 import { createTestApp, signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
 
 const service = sharedFixture(
   () =>
@@ -115,9 +116,9 @@ Deno.test("headers: every route family", opts, async () => {
   assert.equal(await checkPage(refused, "launch error page"), "'self' https://crm.example.com");
   assert.equal(await checkPage(await svc.request("/api/v1/docs"), "API reference"), "'none'");
   assert.equal(await checkPage(await svc.request("/admin/login"), "admin sign-in"), "'none'");
-  const signIn = await svc.request("/admin/login", {
-    method: "POST",
-    body: new URLSearchParams({ email: "root@example.com", password: "root-password-0123456789" }),
+  const signIn = await postSignIn(svc, "/admin/login", {
+    email: "root@example.com",
+    password: "root-password-0123456789",
   });
   assert.equal(signIn.status, 303, "admin signed in");
   const adminCookie = signIn.headers.get("Set-Cookie")!.split(";")[0];

@@ -7,7 +7,6 @@ import { backends } from "../../helpers/db.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { createTestApp } from "../../helpers/launch.ts";
 import { uniqueId } from "../../helpers/shared.ts";
-import { forgetApps } from "../../../server/launch/app_cache.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
 import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
@@ -25,10 +24,10 @@ async function post(f: LaunchFixture, raw: string, headers: Record<string, strin
 
 /** An app of its own with `policy`, so tests never change the shared app's. */
 async function appWith(f: LaunchFixture, policy: string, maxAge = 300) {
-  const app = await createTestApp(f.svc, f.adminToken, uniqueId("rp"));
-  await f.svc.db.sql`update apps set replay_protection = ${policy}, max_age_seconds = ${maxAge}
-    where app_name = ${app.appName}`;
-  forgetApps(f.svc.deps);
+  const app = await createTestApp(f.svc, f.adminToken, uniqueId("rp"), {
+    replayProtection: policy,
+    maxAgeSeconds: maxAge,
+  });
   const send = async (body: Json) => {
     const res = await f.svc.request(`/portal/api/auth/app/${app.appName}`, {
       method: "POST",

@@ -1,0 +1,348 @@
+/**
+ * SQL of the callback outbox: events are written in the caller's transaction (so a rolled-back
+ * change emits nothing), claimed by delivery workers with FOR UPDATE SKIP LOCKED (so any number
+ * of processes share the work), and finished with their attempt recorded in one statement.
+ */
+import { jsonb, type Sql, type Tx } from "../mod.ts";
+
+/** One event to emit on a session: its type and what it adds to `data`. */
+export interface EventToEmit {
+  type: string;
+  extra?: Record<string, unknown>;
+}
+
+/** The columns of a session an event's snapshot is built from. */
+const SESSION_COLUMNS =
+  "id, status, reference_id, external_reference, assignee_id, customer_id, app_id";
+
+/**
+ * The rows of the session's events, from a relation `ev_session` holding the session's row (as
+ * SESSION_COLUMNS): a snapshot of the session (reference, status, assignee, customer) merged with
+ * each event's `extra`, only when the session has a referenceId and its app has a callback URL
+ * and subscribes to that type. Shared by the launch's single statement and insertSessionEvents.
+ */
+export function eventRows(tx: Tx, events: EventToEmit[], timestamp: string) {
+  return tx`
+    insert into callback_events (webhook_id, app_id, session_id, reference_id, type, payload)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), a.id, s.id, s.reference_id,
+      e ->> 'type',
+      jsonb_build_object(
+        'type', e ->> 'type',
+        'timestamp', ${timestamp}::text,
+        'data', jsonb_build_object(
+          'referenceId', s.reference_id,
+          'referenceNumber', s.external_reference,
+          'sessionId', s.id,
+          'status', s.status,
+          'assignee', (select jsonb_build_object('id', u.id, 'externalId', u.external_id,
+            'email', u.email) from users u where u.id = s.assignee_id),
+          'customer', (select jsonb_build_object('id', c.id, 'externalId', c.external_id,
+            'email', c.email) from customers c where c.id = s.customer_id)
+        ) || coalesce(e -> 'extra', '{}'::jsonb)
+      )
+    from ev_session s
+      join apps a on a.id = s.app_id
+      cross join jsonb_array_elements(${jsonb(tx, events)}::jsonb) with ordinality as x(e, n)
+    where s.reference_id is not null and a.callback_url is not null
+      and (a.callback_events is null or e ->> 'type' = any(a.callback_events))
+    order by x.n
+    returning id
+  `;
+}
+
+/** `ev_session` for eventRows: the columns it needs, from a relation of sessions. */
+export function eventSessionColumns(tx: Tx) {
+  return tx.unsafe(SESSION_COLUMNS);
+}
+
+/** Writes the session's events (see eventRows); returns how many were written. */
+export async function insertSessionEvents(
+  tx: Tx,
+  sessionId: number,
+  events: EventToEmit[],
+  timestamp: string,
+): Promise<number> {
+  if (!events.length) return 0;
+  const rows = await tx`
+    with ev_session as (select ${eventSessionColumns(tx)} from sessions where id = ${sessionId}),
+    written as (${eventRows(tx, events, timestamp)})
+    select count(*)::int as n from written
+  `;
+  return rows[0].n;
+}
+
+/** Writes a `ping` event for the app (no session); null when the app has no callback URL. */
+export async function insertPing(
+  tx: Tx,
+  appId: number,
+  payload: Record<string, unknown>,
+): Promise<{ id: number; webhookId: string } | null> {
+  const [row] = await tx<{ id: number; webhookId: string }[]>`
+    insert into callback_events (webhook_id, app_id, type, payload)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping', ${jsonb(tx, payload)}
+    from apps where id = ${appId} and callback_url is not null
+    returning id, webhook_id
+  `;
+  return row ?? null;
+}
+
+/** A claimed event with what its delivery needs from its app. */
+export interface ClaimedEvent {
+  id: number;
+  webhookId: string;
+  appId: number;
+  sessionId: number | null;
+  referenceId: string | null;
+  type: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  app: {
+    appName: string;
+    implementor: "default" | "crm_standard" | "crm_v6_5";
+    authType: "signed_request" | "oauth2_signed_request";
+    callbackUrl: string | null;
+    callbackMethod: "POST" | "PUT" | "PATCH";
+    tokenUrl: string | null;
+    tokenAuthMethod: "client_secret_basic" | "client_secret_post";
+    consumerKey: string | null;
+    consumerSecretSealed: string | null;
+    callbackSecretSealed: string | null;
+    callbackSecretPreviousSealed: string | null;
+    callbackSecretPreviousExpiresAt: Date | null;
+  };
+  /** The session's CRM context (Canvas-style launches), when there is one. */
+  crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
+}
+
+const CLAIMED_COLUMNS = (sql: Sql | Tx) =>
+  sql`
+  e.id, e.webhook_id, e.app_id, e.session_id, e.reference_id, e.type, e.payload, e.attempts,
+  json_build_object(
+    'appName', a.app_name, 'implementor', a.implementor, 'authType', a.auth_type,
+    'callbackUrl', a.callback_url, 'callbackMethod', a.callback_method,
+    'tokenUrl', a.token_url, 'tokenAuthMethod', a.token_auth_method,
+    'consumerKey', a.consumer_key, 'consumerSecretSealed', a.consumer_secret_sealed,
+    'callbackSecretSealed', a.callback_secret_sealed,
+    'callbackSecretPreviousSealed', a.callback_secret_previous_sealed,
+    'callbackSecretPreviousExpiresAt', a.callback_secret_previous_expires_at
+  ) as app,
+  (select json_build_object('instanceUrl', x.instance_url, 'oauthTokenSealed', x.oauth_token_sealed)
+    from session_crm_contexts x where x.session_id = e.session_id) as crm
+`;
+
+function claimed(rows: ClaimedEvent[]): ClaimedEvent[] {
+  return rows.map((r) => ({
+    ...r,
+    app: {
+      ...r.app,
+      callbackSecretPreviousExpiresAt: r.app.callbackSecretPreviousExpiresAt
+        ? new Date(r.app.callbackSecretPreviousExpiresAt)
+        : null,
+    },
+  }));
+}
+
+/**
+ * Claims up to `limit` due events for `leaseMs`: pending ones whose time has come, and delivering
+ * ones whose lease ran out (their worker died). An event waits while an earlier event of the same
+ * session is still pending or being delivered, so one session's events arrive in order.
+ */
+export async function claimDueEvents(
+  sql: Sql,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedEvent[]> {
+  const rows = await sql<ClaimedEvent[]>`
+    with due as (
+      select e.id from callback_events e
+      where e.status in ('pending', 'delivering')
+        and e.next_attempt_at <= now()
+        and (e.status = 'pending' or e.lease_until < now())
+        and not exists (
+          select 1 from callback_events p
+          where p.session_id = e.session_id and p.id < e.id
+            and p.status in ('pending', 'delivering')
+        )
+      order by e.next_attempt_at, e.id
+      limit ${limit}
+      for update skip locked
+    ),
+    taken as (
+      update callback_events e set status = 'delivering', attempts = e.attempts + 1,
+        lease_until = now() + ${leaseMs} * interval '1 millisecond',
+        next_attempt_at = now()
+      from due where e.id = due.id
+      returning e.*
+    )
+    select ${CLAIMED_COLUMNS(sql)}
+    from taken e join apps a on a.id = e.app_id
+    order by e.id
+  `;
+  return claimed(rows);
+}
+
+/** Claims one event by id (the test ping, delivered in the request); null when not pending. */
+export async function claimEvent(
+  sql: Sql,
+  id: number,
+  leaseMs: number,
+): Promise<ClaimedEvent | null> {
+  const rows = await sql<ClaimedEvent[]>`
+    with taken as (
+      update callback_events e set status = 'delivering', attempts = e.attempts + 1,
+        lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      where e.id = ${id} and e.status = 'pending'
+      returning e.*
+    )
+    select ${CLAIMED_COLUMNS(sql)}
+    from taken e join apps a on a.id = e.app_id
+  `;
+  return claimed(rows)[0] ?? null;
+}
+
+/** One delivery attempt's outcome. */
+export interface AttemptRecord {
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseSnippet: string | null;
+  url: string;
+}
+
+/** What happens to the event after an attempt. */
+export type NextStep =
+  | { status: "delivered" }
+  | { status: "failed" }
+  | { status: "pending"; retryInMs: number };
+
+/** Records an attempt and moves the event on, in one statement. */
+export async function finishAttempt(
+  sql: Sql,
+  eventId: number,
+  attempt: AttemptRecord,
+  next: NextStep,
+): Promise<void> {
+  const retryMs = next.status === "pending" ? next.retryInMs : 0;
+  await sql`
+    with attempt as (
+      insert into callback_attempts (event_id, started_at, duration_ms, status_code, error,
+        response_snippet, url)
+      values (${eventId}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.statusCode},
+        ${attempt.error}, ${attempt.responseSnippet}, ${attempt.url})
+      returning 1
+    )
+    update callback_events set
+      status = ${next.status},
+      lease_until = null,
+      last_error = ${attempt.error ?? (attempt.statusCode ? `HTTP ${attempt.statusCode}` : null)},
+      next_attempt_at = case when ${next.status} = 'pending'
+        then now() + ${retryMs} * interval '1 millisecond' else next_attempt_at end,
+      finished_at = case when ${next.status} = 'pending' then null else now() end
+    where id = ${eventId} and status = 'delivering'
+  `;
+}
+
+/** Puts an event back in the queue for a new round of attempts; false when unknown. */
+export async function requeueEvent(sql: Sql, id: number): Promise<boolean> {
+  const rows = await sql`
+    update callback_events set status = 'pending', attempts = 0, next_attempt_at = now(),
+      lease_until = null, finished_at = null
+    where id = ${id} and status <> 'delivering'
+    returning 1
+  `;
+  return rows.length > 0;
+}
+
+/** An event as the deliveries API lists it, with its attempts. */
+export interface DeliveryRow {
+  id: number;
+  webhookId: string;
+  appId: number;
+  appName: string;
+  sessionId: number | null;
+  referenceId: string | null;
+  type: string;
+  status: "pending" | "delivering" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+  payload: Record<string, unknown>;
+  attemptLog: {
+    startedAt: string;
+    durationMs: number;
+    statusCode: number | null;
+    error: string | null;
+    responseSnippet: string | null;
+    url: string;
+  }[];
+}
+
+/** Filters of the deliveries list; appId undefined means every app. */
+export interface DeliveryFilter {
+  appId?: number | null;
+  status?: string;
+  type?: string;
+  referenceId?: string;
+  sessionId?: number;
+  id?: number;
+  /** Keyset: events with a smaller id. */
+  beforeId?: number;
+  limit: number;
+}
+
+/** Lists events newest first, with every attempt. */
+export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
+  return await sql<DeliveryRow[]>`
+    select e.id, e.webhook_id, e.app_id, a.app_name, e.session_id, e.reference_id, e.type,
+      e.status, e.attempts, e.next_attempt_at, e.last_error, e.created_at, e.finished_at,
+      e.payload,
+      coalesce((select json_agg(json_build_object(
+          'startedAt', t.started_at, 'durationMs', t.duration_ms, 'statusCode', t.status_code,
+          'error', t.error, 'responseSnippet', t.response_snippet, 'url', t.url) order by t.id)
+        from callback_attempts t where t.event_id = e.id), '[]') as attempt_log
+    from callback_events e join apps a on a.id = e.app_id
+    where (${f.appId === undefined} or e.app_id = ${f.appId ?? null})
+      and (${f.status ?? null}::text is null or e.status = ${f.status ?? null})
+      and (${f.type ?? null}::text is null or e.type = ${f.type ?? null})
+      and (${f.referenceId ?? null}::text is null or e.reference_id = ${f.referenceId ?? null})
+      and (${f.sessionId ?? null}::bigint is null or e.session_id = ${f.sessionId ?? null})
+      and (${f.id ?? null}::bigint is null or e.id = ${f.id ?? null})
+      and (${f.beforeId ?? null}::bigint is null or e.id < ${f.beforeId ?? null})
+    order by e.id desc
+    limit ${f.limit}
+  `;
+}
+
+/** Counts events by status (the admin screen's summary, the drain benchmark). */
+export async function countEventsByStatus(
+  sql: Sql,
+  appId?: number,
+): Promise<Record<string, number>> {
+  const rows = await sql<{ status: string; n: number }[]>`
+    select status, count(*)::int as n from callback_events
+    where ${appId === undefined} or app_id = ${appId ?? null}
+    group by status
+  `;
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Forgets a session's CRM token (the CRM refused it: the next calls use client credentials). */
+export async function dropCrmToken(sql: Sql, sessionId: number): Promise<void> {
+  await sql`
+    update session_crm_contexts set oauth_token_sealed = null, updated_at = now()
+    where session_id = ${sessionId}
+  `;
+}
+
+/** Deletes finished events older than `days` (housekeeping). */
+export async function deleteOldEvents(sql: Sql, days: number): Promise<number> {
+  const rows = await sql`
+    delete from callback_events
+    where finished_at < now() - ${days} * interval '1 day'
+    returning 1
+  `;
+  return rows.length;
+}

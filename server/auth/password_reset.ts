@@ -1,0 +1,185 @@
+/**
+ * The lost-password function (spec §5.4 step 2.4) for agents (portal) and administrators (admin
+ * screens). A request always gets the same answer, in about the same time, whether the account
+ * exists or not; for an existing account a link is mailed: a random 256-bit token stored as a
+ * SHA-256 hash, single use, valid PASSWORD_RESET_TTL_MINUTES, voided by a newer request and by any
+ * password change (it is bound to the password hash it was issued for). Using it sets the new
+ * password, ends every login of the account, signs it in and mails a notification.
+ */
+import { enqueueMail } from "../../db/queries/mail_outbox.ts";
+import {
+  insertReset,
+  liveReset,
+  resetAccount,
+  useReset,
+} from "../../db/queries/password_resets.ts";
+import { reserveAttempt } from "../../db/queries/sign_in_attempts.ts";
+import { insertLogin } from "../../db/queries/logins.ts";
+import { encodeBase64Url } from "../crypto/base64.ts";
+import { hashPassword, sha256 } from "../crypto/hashing.ts";
+import { randomBytes } from "../crypto/random_token.ts";
+import type { Deps } from "../deps.ts";
+import { passwordChangedMail, resetMail } from "../mail/templates.ts";
+import { newLoginToken } from "./logins.ts";
+
+/** Whose password: an agent's (portal) or an administrator's (admin screens). */
+export type ResetRole = "agent" | "admin";
+
+/** Requests per typed e-mail address, and per client address, before each waits longer. */
+export const RESET_LIMITS = { perAccount: 3, perAddress: 20, windowSeconds: 3600 } as const;
+
+/** The shortest and longest password (the admin-set rule). */
+export const PASSWORD_LENGTH = { min: 12, max: 200 } as const;
+
+/** A few passwords too common to allow, whatever their length. */
+const COMMON = new Set([
+  "123456789012",
+  "password1234",
+  "passwordpassword",
+  "qwertyuiopas",
+  "111111111111",
+  "aaaaaaaaaaaa",
+  "iloveyou1234",
+  "letmein12345",
+  "changeme1234",
+  "administrator",
+  "welcome12345",
+]);
+
+/** What a request came to: the same page either way, or a wait (rate limit). */
+export type ResetRequestResult = { kind: "sent" } | { kind: "wait"; ms: number };
+
+async function fingerprint(passwordHash: string | null): Promise<string> {
+  return await sha256(`password:${passwordHash ?? "none"}`);
+}
+
+/**
+ * Handles "forgot my password" for `email`: when an account of `role` has it, stores a link and
+ * queues the mail with it (`linkBase` + token). Rate-limited per typed address and per client
+ * address (the limit never depends on whether the account exists).
+ */
+export async function requestPasswordReset(
+  deps: Deps,
+  r: { email: string; role: ResetRole; address: string; linkBase: string },
+): Promise<ResetRequestResult> {
+  // Every answer takes at least ANSWER_FLOOR_MS, so its time does not tell whether a link was
+  // made (an account exists) or not.
+  const floor = Date.now() + ANSWER_FLOOR_MS;
+  const result = await requestOnce(deps, r);
+  const wait = floor - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  return result;
+}
+
+/** The shortest answer time of a reset request. */
+export const ANSWER_FLOOR_MS = 250;
+
+async function requestOnce(
+  deps: Deps,
+  r: { email: string; role: ResetRole; address: string; linkBase: string },
+): Promise<ResetRequestResult> {
+  const email = r.email.trim().toLowerCase().slice(0, 320);
+  const policy = {
+    maxDelaySeconds: 3600,
+    windowSeconds: RESET_LIMITS.windowSeconds,
+  };
+  const byAddress = await reserveAttempt(deps.sql, {
+    account: `reset:${r.role}:*`,
+    address: r.address,
+  }, {
+    ...policy,
+    free: RESET_LIMITS.perAddress,
+  });
+  if (byAddress.waitMs > 0) return { kind: "wait", ms: byAddress.waitMs };
+  const byAccount = await reserveAttempt(deps.sql, {
+    account: `reset:${r.role}:${email}`,
+    address: "*",
+  }, {
+    ...policy,
+    free: RESET_LIMITS.perAccount,
+  });
+  if (byAccount.waitMs > 0) return { kind: "wait", ms: byAccount.waitMs };
+  const token = encodeBase64Url(randomBytes(32));
+  const tokenHash = await sha256(token);
+  const user = email && deps.mail ? await resetAccount(deps.sql, email, r.role) : null;
+  if (!user) return { kind: "sent" };
+  const minutes = deps.config.passwordResetTtlMinutes;
+  await deps.sql.begin(async (tx) => {
+    await insertReset(tx, {
+      tokenHash,
+      userId: user.id,
+      passwordFingerprint: await fingerprint(user.passwordHash),
+      expiresAt: new Date(Date.now() + minutes * 60_000),
+    });
+    await enqueueMail(tx, resetMail(user, `${r.linkBase}/${token}`, minutes));
+  });
+  deps.mail?.wake();
+  return { kind: "sent" };
+}
+
+/** The account of a live link (for the new-password form), or null when it is not usable. */
+export async function resetLinkAccount(
+  deps: Deps,
+  token: string,
+  role: ResetRole,
+): Promise<{ email: string; locale: string | null } | null> {
+  const found = await liveReset(deps.sql, await sha256(token), role);
+  if (!found || found.passwordFingerprint !== await fingerprint(found.passwordHash)) return null;
+  return { email: found.email, locale: found.locale };
+}
+
+/** Why a new password is refused. */
+export type PasswordProblem = "too_short" | "too_long" | "too_common" | "contains_email";
+
+/** What is wrong with a new password, or null. */
+export function passwordProblem(password: string, email: string): PasswordProblem | null {
+  if (password.length < PASSWORD_LENGTH.min) return "too_short";
+  if (password.length > PASSWORD_LENGTH.max) return "too_long";
+  const lower = password.toLowerCase();
+  if (COMMON.has(lower) || new Set(lower).size < 4) return "too_common";
+  const name = email.split("@")[0].toLowerCase();
+  if (name.length >= 4 && lower.includes(name)) return "contains_email";
+  return null;
+}
+
+/** The outcome of using a link. */
+export type ResetResult =
+  | { kind: "ok"; loginToken: string }
+  | { kind: "invalid_link" }
+  | { kind: "invalid_password"; problem: PasswordProblem };
+
+/**
+ * Sets the new password with the link `token`: refused when the link is unknown, used, expired,
+ * superseded or older than the account's current password. On success every login of the account
+ * ends (the users trigger), a new one is made, and the notification is queued.
+ */
+export async function resetPassword(
+  deps: Deps,
+  r: { token: string; role: ResetRole; password: string; loginHours: number },
+): Promise<ResetResult> {
+  const tokenHash = await sha256(r.token);
+  const login = await newLoginToken(r.loginHours);
+  const result = await deps.sql.begin(async (tx): Promise<ResetResult> => {
+    const found = await liveReset(tx, tokenHash, r.role, true);
+    if (!found || found.passwordFingerprint !== await fingerprint(found.passwordHash)) {
+      return { kind: "invalid_link" };
+    }
+    const problem = passwordProblem(r.password, found.email);
+    if (problem) return { kind: "invalid_password", problem };
+    await useReset(tx, {
+      tokenHash,
+      userId: found.userId,
+      passwordHash: await hashPassword(r.password),
+    });
+    await insertLogin(tx, {
+      tokenHash: login.tokenHash,
+      userId: found.userId,
+      expiresAt: login.expiresAt,
+      kind: r.role === "admin" ? "admin" : "portal",
+    });
+    await enqueueMail(tx, passwordChangedMail(found));
+    return { kind: "ok", loginToken: login.token };
+  });
+  if (result.kind === "ok") deps.mail?.wake();
+  return result;
+}

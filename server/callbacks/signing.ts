@@ -1,0 +1,65 @@
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com/): `webhook-signature` holds
+ * `v1,<Base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed by the Base64
+ * bytes after `whsec_`. During a secret rotation both signatures are sent, space-separated, so a
+ * receiver with either secret verifies.
+ */
+import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
+import { randomBytes } from "../crypto/random_token.ts";
+import { SECRET_BYTES, SECRET_PREFIX, WEBHOOK_HEADERS } from "./contract.ts";
+
+const encoder = new TextEncoder();
+
+/** A new callback signing secret: `whsec_` + Base64 of 32 random bytes. */
+export function generateCallbackSecret(): string {
+  return SECRET_PREFIX + encodeBase64(randomBytes(SECRET_BYTES));
+}
+
+/** The key bytes of a `whsec_` secret; throws on any other shape. */
+function keyBytes(secret: string): Uint8Array {
+  const bytes = secret.startsWith(SECRET_PREFIX)
+    ? decodeBase64(secret.slice(SECRET_PREFIX.length))
+    : null;
+  if (!bytes || bytes.length < 24) throw new Error("callback secret is not a whsec_ secret");
+  return bytes;
+}
+
+/** `v1,<signature>` of one message under one secret. */
+export async function signMessage(
+  secret: string,
+  webhookId: string,
+  timestampSeconds: number,
+  body: string,
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    keyBytes(secret) as BufferSource,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    key,
+    encoder.encode(`${webhookId}.${timestampSeconds}.${body}`),
+  );
+  return `v1,${encodeBase64(new Uint8Array(mac))}`;
+}
+
+/** The three Standard Webhooks headers of one attempt, signed with every given secret. */
+export async function webhookHeaders(
+  secrets: string[],
+  webhookId: string,
+  body: string,
+  now = new Date(),
+): Promise<Record<string, string>> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const signatures = await Promise.all(
+    secrets.map((secret) => signMessage(secret, webhookId, timestamp, body)),
+  );
+  return {
+    [WEBHOOK_HEADERS.id]: webhookId,
+    [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+    [WEBHOOK_HEADERS.signature]: signatures.join(" "),
+  };
+}

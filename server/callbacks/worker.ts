@@ -1,0 +1,89 @@
+/**
+ * The delivery worker every serving process runs (`deno task start` and each `deno task serve`
+ * worker). It claims due events in batches with FOR UPDATE SKIP LOCKED, so any number of
+ * processes share the outbox without two of them taking the same event; a claim is a lease, so an
+ * event whose process died mid-delivery is taken again when its lease runs out. Between batches it
+ * sleeps until this process emits an event or CALLBACK_POLL_MS passes (events emitted by other
+ * processes are found by the poll).
+ */
+import type { Sql } from "../../db/mod.ts";
+import { claimDueEvents, claimEvent, finishAttempt } from "../../db/queries/callback_events.ts";
+import { log } from "../log.ts";
+import { PollingLoop } from "../background/polling_loop.ts";
+import { CLAIM_BATCH } from "./contract.ts";
+import { type Delivered, deliverEvent, type DeliveryContext } from "./delivery.ts";
+import { onEventsEmitted } from "./events.ts";
+
+/** How long a claim lasts: the attempt's deadline (3 × timeout) and a margin. */
+export function leaseMs(timeoutMs: number): number {
+  return timeoutMs * 3 + 2_000;
+}
+
+/** Delivers the outbox. */
+export class DeliveryWorker {
+  #loop: PollingLoop;
+  #unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly ctx: DeliveryContext,
+    private readonly options: { pollMs: number; batch?: number },
+  ) {
+    this.#loop = new PollingLoop("callback delivery", () => this.runOnce(), options.pollMs);
+  }
+
+  /** Starts the loop (idempotent). */
+  start(): void {
+    this.#unsubscribe ??= onEventsEmitted(() => this.wake());
+    this.#loop.start();
+  }
+
+  /** Stops claiming; resolves when the batch in flight is recorded. */
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    await this.#loop.stop();
+  }
+
+  /** Ends the current sleep. */
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  /** Claims one batch and delivers it; returns how many events it claimed. */
+  async runOnce(): Promise<number> {
+    const events = await claimDueEvents(
+      this.sql,
+      this.options.batch ?? CLAIM_BATCH,
+      leaseMs(this.ctx.settings.timeoutMs),
+    );
+    await Promise.all(events.map(async (event) => {
+      const result = await deliverEvent(this.ctx, event);
+      await this.#record(event.id, event.type, result);
+    }));
+    return events.length;
+  }
+
+  /** Delivers one pending event now (the test ping); null when it was not pending. */
+  async deliverNow(eventId: number): Promise<Delivered | null> {
+    const event = await claimEvent(this.sql, eventId, leaseMs(this.ctx.settings.timeoutMs));
+    if (!event) return null;
+    const result = await deliverEvent(this.ctx, event);
+    await this.#record(event.id, event.type, result);
+    return result;
+  }
+
+  async #record(id: number, type: string, r: Delivered): Promise<void> {
+    await finishAttempt(this.sql, id, r.attempt, r.next);
+    const fields = {
+      event: id,
+      type,
+      status: r.next.status,
+      statusCode: r.attempt.statusCode,
+      error: r.attempt.error,
+      durationMs: r.attempt.durationMs,
+    };
+    if (r.next.status === "delivered") log.debug("callback delivered", fields);
+    else log.warn("callback attempt failed", fields);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The portal's lost-password routes: {prefix}/password-reset (ask for a link) and
+ * {prefix}/password-reset/<token> (choose the new password). The rules live in
+ * server/auth/password_reset.ts; the admin screens have the same function.
+ */
+import { type Context, Hono } from "hono";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../http/env.ts";
+import { contentLanguage } from "../launch/contract.ts";
+import { clientAddress } from "../http/client_address.ts";
+import { postedFromAnotherSite } from "../http/cross_site.ts";
+import { publicOrigin } from "../http/public_origin.ts";
+import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
+import { portalLanguage, translator } from "./i18n.ts";
+import {
+  forgotPage,
+  linkInvalidPage,
+  linkSentPage,
+  newPasswordPage,
+} from "./password_reset_pages.tsx";
+
+/** A link token: 43 Base64url characters (256 bits). */
+const TOKEN = ":token{[A-Za-z0-9_-]{43}}";
+
+/** The lost-password routes of the portal, mounted at PORTAL_PREFIX. */
+export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const prefix = deps.config.portalPrefix;
+  const base = (c: Context<AppEnv>, language?: string | null) => {
+    const lang = portalLanguage(
+      language ?? contentLanguage(c.req.header("Accept-Language")?.split(",")[0]),
+    );
+    return { t: translator(lang), language: lang, prefix };
+  };
+
+  app.get(
+    "/password-reset",
+    (c) => c.html(forgotPage({ ...base(c), enabled: deps.mail !== null, email: "", error: null })),
+  );
+
+  app.post("/password-reset", async (c) => {
+    const form = await c.req.parseBody();
+    const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
+    const b = base(c);
+    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+      return c.html(
+        forgotPage({ ...b, enabled: deps.mail !== null, email, error: b.t("crossSiteSignIn") }),
+        403,
+      );
+    }
+    if (!deps.mail) return c.html(forgotPage({ ...b, enabled: false, email, error: null }), 503);
+    const result = await requestPasswordReset(deps, {
+      email,
+      role: "agent",
+      address: clientAddress(deps, c) ?? "unknown",
+      linkBase: `${publicOrigin(deps.config, c)}${prefix}/password-reset`,
+    });
+    if (result.kind === "wait") {
+      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
+      const minutes = String(Math.max(1, Math.ceil(result.ms / 60_000)));
+      return c.html(
+        forgotPage({ ...b, enabled: true, email, error: b.t("tooManyResets", { minutes }) }),
+        429,
+      );
+    }
+    return c.html(linkSentPage({ ...b, email, minutes: deps.config.passwordResetTtlMinutes }));
+  });
+
+  app.get(`/password-reset/${TOKEN}`, async (c) => {
+    const token = c.req.param("token");
+    const account = await resetLinkAccount(deps, token, "agent");
+    if (!account) return c.html(linkInvalidPage(base(c)), 410);
+    const b = base(c, account.locale ? contentLanguage(account.locale) : null);
+    return c.html(newPasswordPage({ ...b, token, email: account.email, error: null }));
+  });
+
+  app.post(`/password-reset/${TOKEN}`, async (c) => {
+    const token = c.req.param("token");
+    const form = await c.req.parseBody();
+    const password = typeof form.password === "string" ? form.password : "";
+    const confirm = typeof form.confirm === "string" ? form.confirm : "";
+    const account = await resetLinkAccount(deps, token, "agent");
+    if (!account) return c.html(linkInvalidPage(base(c)), 410);
+    const b = base(c, account.locale ? contentLanguage(account.locale) : null);
+    const again = (error: string, status: 400 | 403) =>
+      c.html(newPasswordPage({ ...b, token, email: account.email, error }), status);
+    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+      return again(b.t("crossSiteSignIn"), 403);
+    }
+    if (password !== confirm) return again(b.t("passwordsDiffer"), 400);
+    const result = await resetPassword(deps, {
+      token,
+      role: "agent",
+      password,
+      loginHours: PORTAL_LOGIN_HOURS,
+    });
+    if (result.kind === "invalid_link") return c.html(linkInvalidPage(b), 410);
+    if (result.kind === "invalid_password") return again(b.t(result.problem), 400);
+    setPortalCookie(c, prefix, result.loginToken);
+    return c.redirect(`${prefix}/sessions`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,54 @@
+/** The service as a real process (`deno run server/main.ts` with the flags of `deno task start`). */
+export const MAIN = new URL("../../server/main.ts", import.meta.url).pathname;
+// The permissions `deno task start` grants, read from deno.json so the test runs what users run.
+const START = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
+  .tasks.start;
+const TASK: string = typeof START === "string" ? START : START.command;
+export const FLAGS = TASK.split(" ").filter((word) => word.startsWith("--allow-"));
+
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+export interface Running {
+  process: Deno.ChildProcess;
+  output: () => string;
+  port: number;
+}
+
+export async function startProcess(env: Record<string, string>): Promise<Running> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FLAGS, MAIN],
+    env: { HOME: Deno.env.get("HOME") ?? "/tmp", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += decoder.decode(chunk);
+  };
+  pump(process.stdout);
+  pump(process.stderr);
+  const deadline = Date.now() + 60_000;
+  while (!text.includes("listening on")) {
+    if (Date.now() > deadline) throw new Error(`no start within 60 s:\n${text}`);
+    const status = await Promise.race([
+      process.status,
+      new Promise<null>((r) => setTimeout(() => r(null), 50)),
+    ]);
+    if (status) throw new Error(`exited with ${status.code}:\n${text}`);
+  }
+  return { process, output: () => text, port };
+}
+
+/** Stops gracefully (SIGTERM); resolves with the exit code. */
+export async function stopProcess(running: Running): Promise<number> {
+  running.process.kill("SIGTERM");
+  return (await running.process.status).code;
+}
