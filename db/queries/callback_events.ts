@@ -71,21 +71,6 @@ export async function insertSessionEvents(
   return rows[0].n;
 }
 
-/** Writes a `ping` event for the app (no session); null when the app has no callback URL. */
-export async function insertPing(
-  tx: Tx,
-  appId: number,
-  payload: Record<string, unknown>,
-): Promise<{ id: number; webhookId: string } | null> {
-  const [row] = await tx<{ id: number; webhookId: string }[]>`
-    insert into callback_events (webhook_id, app_id, type, payload)
-    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping', ${jsonb(tx, payload)}
-    from apps where id = ${appId} and callback_url is not null
-    returning id, webhook_id
-  `;
-  return row ?? null;
-}
-
 /** A claimed event with what its delivery needs from its app. */
 export interface ClaimedEvent {
   id: number;
@@ -181,18 +166,25 @@ export async function claimDueEvents(
   return claimed(rows);
 }
 
-/** Claims one event by id (the test ping, delivered in the request); null when not pending. */
-export async function claimEvent(
+/**
+ * Writes a `ping` event for the app (no session) already claimed for `leaseMs`, so the request
+ * that wrote it delivers it and no background worker races it; null when the app has no
+ * callback URL. Should the request die, the lease runs out and a worker retries the ping.
+ */
+export async function insertClaimedPing(
   sql: Sql,
-  id: number,
+  appId: number,
+  payload: Record<string, unknown>,
   leaseMs: number,
 ): Promise<ClaimedEvent | null> {
   const rows = await sql<ClaimedEvent[]>`
     with taken as (
-      update callback_events e set status = 'delivering', attempts = e.attempts + 1,
-        lease_until = now() + ${leaseMs} * interval '1 millisecond'
-      where e.id = ${id} and e.status = 'pending'
-      returning e.*
+      insert into callback_events (webhook_id, app_id, type, payload, status, attempts, lease_until)
+      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping',
+        ${jsonb(sql, payload)}, 'delivering', 1,
+        now() + ${leaseMs} * interval '1 millisecond'
+      from apps where id = ${appId} and callback_url is not null
+      returning *
     )
     select ${CLAIMED_COLUMNS(sql)}
     from taken e join apps a on a.id = e.app_id

@@ -4,7 +4,6 @@
  * with an overlap, and the test event delivered while the administrator waits.
  */
 import { findAppByName, replaceCallbackSecret } from "../../db/queries/apps.ts";
-import { insertPing } from "../../db/queries/callback_events.ts";
 import type { AppRow } from "../../db/queries/apps.ts";
 import { EVENT_TYPES } from "../callbacks/contract.ts";
 import { destinationProblem } from "../callbacks/destination.ts";
@@ -91,12 +90,12 @@ export interface TestDelivery {
  */
 export async function sendTestEvent(deps: Deps, appName: string): Promise<TestDelivery> {
   const app = await appOrNotFound(deps, appName);
-  const ping = await insertPing(deps.sql, app.id, {
+  const sent = await deps.deliveries.pingNow(app.id, {
     type: "ping",
     timestamp: new Date().toISOString(),
     data: { appName: app.appName, message: "Test event from Portal Launcher" },
   });
-  if (!ping) {
+  if (!sent) {
     throw new AppError(
       409,
       "callbacks_not_configured",
@@ -104,8 +103,7 @@ export async function sendTestEvent(deps: Deps, appName: string): Promise<TestDe
       [{ path: "callbackUrl", message: "required to send events" }],
     );
   }
-  const result = await deps.deliveries.deliverNow(ping.id);
-  if (!result) throw new Error(`test event ${ping.id} was taken by another worker`);
+  const { event: ping, result } = sent;
   return {
     eventId: ping.id,
     webhookId: ping.webhookId,

@@ -7,7 +7,12 @@
  * processes are found by the poll).
  */
 import type { Sql } from "../../db/mod.ts";
-import { claimDueEvents, claimEvent, finishAttempt } from "../../db/queries/callback_events.ts";
+import {
+  claimDueEvents,
+  finishAttempt,
+  insertClaimedPing,
+} from "../../db/queries/callback_events.ts";
+import type { ClaimedEvent } from "../../db/queries/callback_events.ts";
 import { log } from "../log.ts";
 import { PollingLoop } from "../background/polling_loop.ts";
 import { CLAIM_BATCH } from "./contract.ts";
@@ -64,13 +69,24 @@ export class DeliveryWorker {
     return events.length;
   }
 
-  /** Delivers one pending event now (the test ping); null when it was not pending. */
-  async deliverNow(eventId: number): Promise<Delivered | null> {
-    const event = await claimEvent(this.sql, eventId, leaseMs(this.ctx.settings.timeoutMs));
+  /**
+   * Writes a test `ping` for the app and delivers it in this call; null when the app has no
+   * callback URL. The ping is written already claimed, so no background worker takes it first.
+   */
+  async pingNow(
+    appId: number,
+    payload: Record<string, unknown>,
+  ): Promise<{ event: ClaimedEvent; result: Delivered } | null> {
+    const event = await insertClaimedPing(
+      this.sql,
+      appId,
+      payload,
+      leaseMs(this.ctx.settings.timeoutMs),
+    );
     if (!event) return null;
     const result = await deliverEvent(this.ctx, event);
     await this.#record(event.id, event.type, result);
-    return result;
+    return { event, result };
   }
 
   async #record(id: number, type: string, r: Delivered): Promise<void> {

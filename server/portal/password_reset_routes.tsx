@@ -19,6 +19,7 @@ import {
   linkSentPage,
   newPasswordPage,
 } from "./password_reset_pages.tsx";
+import { portalPageMiddleware } from "./page_headers.ts";
 
 /** A link token: 43 Base64url characters (256 bits). */
 const TOKEN = ":token{[A-Za-z0-9_-]{43}}";
@@ -33,6 +34,9 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     );
     return { t: translator(lang), language: lang, prefix };
   };
+
+  app.use("/password-reset", ...portalPageMiddleware);
+  app.use("/password-reset/*", ...portalPageMiddleware);
 
   app.get(
     "/password-reset",

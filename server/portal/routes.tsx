@@ -3,7 +3,7 @@
  * the path runner and the agent's sessions (sign-in: sign_in_routes.tsx).
  */
 import { type Context, Hono } from "hono";
-import { limitBody } from "../http/body_limit.ts";
+import { portalPageMiddleware } from "./page_headers.ts";
 import {
   agentReachesSession,
   insertSessionEvent,
@@ -46,14 +46,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
 
-  app.use("*", async (c, next) => {
-    await next();
-    c.header("Cache-Control", "no-store");
-    if (!c.res.headers.has("Content-Security-Policy")) {
-      c.header("Content-Security-Policy", frameAncestorsCsp([]));
-    }
-  });
-  app.use("*", limitBody(16));
+  app.use("*", ...portalPageMiddleware);
 
   // An agent reaches only the sessions it works on (assignee, put there by a launch, or a team
   // mate of the assignee); any other session is 404, the same answer as a missing one.

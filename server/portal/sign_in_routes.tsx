@@ -16,6 +16,7 @@ import { contentLanguage } from "../launch/contract.ts";
 import { safeNext } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import { loginPage } from "./pages.tsx";
+import { portalPageMiddleware } from "./page_headers.ts";
 
 /** Failed sign-ins allowed per account, and per client address, in LOGIN_WINDOW_MS. */
 export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
@@ -31,6 +32,7 @@ export function portalSignInRoutes(deps: Deps): Hono<AppEnv> {
     ...LOGIN_LIMITS,
     windowMs: LOGIN_WINDOW_MS,
   });
+  app.use("/login", ...portalPageMiddleware);
 
   function loginForm(
     c: Context<AppEnv>,

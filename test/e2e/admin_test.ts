@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { signPayload } from "../../server/launch/signed_request.ts";
-import { launchChromium, OUTPUT_DIR } from "../helpers/browser.ts";
+import { launchChromium, OUTPUT_DIR, submitSignIn } from "../helpers/browser.ts";
 import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
 import { launchOk, signLaunch } from "../helpers/launch.ts";
@@ -316,11 +316,11 @@ Deno.test({
         }]);
         await agentPage.goto(`${svc.base}/admin/apps`);
         await agentPage.waitForURL(/\/admin\/login/);
-        const res = await agentPage.request.post(`${svc.base}/admin/login`, {
-          form: { email: "ada@example.com", password: "agent-password-1" },
-          maxRedirects: 0,
-        });
-        assert.equal(res.status(), 401, "agents cannot sign in as administrators");
+        assert.equal(
+          await submitSignIn(agentPage, "ada@example.com", "agent-password-1"),
+          401,
+          "agents cannot sign in as administrators",
+        );
         await agentContext.close();
       });
 

@@ -3,7 +3,7 @@
  * download (fetched once when none is found and the network allows; never when CI is set). When
  * none can be found, the error says how to install one.
  */
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Flags for the machine's closed network and headless use. */
 export const CHROMIUM_ARGS = [
@@ -77,3 +77,17 @@ export async function launchChromium(): Promise<Browser> {
 
 /** Where browser tests save screenshots for reviewers (git-ignored). */
 export const OUTPUT_DIR = new URL("../output/", import.meta.url).pathname;
+
+/**
+ * Fills and submits the sign-in form the page shows (its CSRF token included, as a person would)
+ * and answers the HTTP status of the POST.
+ */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<number> {
+  await page.fill("input[name=email]", email);
+  await page.fill("input[name=password]", password);
+  const [res] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && /\/login$/.test(r.url())),
+    page.click("button[type=submit]"),
+  ]);
+  return res.status();
+}

@@ -11,6 +11,7 @@ import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { callbackFixtures, startCrmServer } from "./fixture.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { launchPayload } from "../../helpers/payload.ts";
+import { claimDueEvents, insertClaimedPing } from "../../../db/queries/callback_events.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
@@ -135,6 +136,34 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
         );
         assert.equal(refused.status, 409);
         assert.equal((await refused.json()).code, "callbacks_not_configured");
+      } finally {
+        await crm.close();
+      }
+    },
+  );
+
+  Deno.test(
+    name("a test ping is written claimed: the background worker cannot take it first"),
+    opts,
+    async () => {
+      const f = await fixture();
+      const crm = startCrmServer();
+      try {
+        const app = await f.app(crm);
+        const [row] = await f.svc.db.sql<{ id: number }[]>`
+          select id from apps where app_name = ${app.appName}`;
+        const ping = await insertClaimedPing(f.svc.db.sql, row.id, { type: "ping" }, 60_000);
+        assert.ok(ping);
+        assert.equal(ping.attempts, 1);
+        const due = await claimDueEvents(f.svc.db.sql, 1000, 300);
+        assert.ok(!due.some((e) => e.id === ping.id), "a leased ping is not due");
+        // Many test events in a row, each answered by its own delivery, with the worker polling.
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
+              .then((r) => r.json())),
+        );
+        for (const answer of answers) assert.equal(answer.delivered, true, JSON.stringify(answer));
       } finally {
         await crm.close();
       }

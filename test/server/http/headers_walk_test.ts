@@ -107,6 +107,10 @@ Deno.test("headers: every route family", opts, async () => {
     "'self' https://crm.example.com",
   );
   assert.equal(await checkPage(await svc.request("/portal/login"), "portal sign-in"), "'self'");
+  assert.equal(
+    await checkPage(await svc.request("/portal/password-reset"), "portal lost password"),
+    "'self'",
+  );
   const refused = await svc.request(`/portal/api/auth/app/${app.appName}`, {
     method: "POST",
     headers: { Accept: "text/html" },
