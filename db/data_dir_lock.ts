@@ -43,22 +43,18 @@ export async function lockDataDir(dataDir: string, waitMs = 250): Promise<DataDi
   await Deno.mkdir(dataDir, { recursive: true });
   const path = `${dataDir}/.lock`;
   const file = await Deno.open(path, { read: true, write: true, create: true });
-  // Deno's lock() waits for the holder; a holder that does not let go within waitMs is alive.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const locking = file.lock(true).then(() => true);
-  const got = await Promise.race([
-    locking,
-    new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), waitMs)),
-  ]);
-  clearTimeout(timer);
-  if (!got) {
-    // Should the holder end while this request waits, the lock is let go at once.
-    locking.then(() => file.close(), () => {});
-    let holder: LockHolder | null = null;
-    try {
-      holder = JSON.parse(await Deno.readTextFile(path));
-    } catch { /* written a moment later, or by an older version */ }
-    throw new DataDirLocked(dataDir, holder);
+  // A holder that is just ending (a restart) lets go within moments: retry for waitMs.
+  const deadline = Date.now() + waitMs;
+  while (!(await file.tryLock(true))) {
+    if (Date.now() >= deadline) {
+      file.close();
+      let holder: LockHolder | null = null;
+      try {
+        holder = JSON.parse(await Deno.readTextFile(path));
+      } catch { /* written a moment later, or by an older version */ }
+      throw new DataDirLocked(dataDir, holder);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   const info: LockHolder = { pid: Deno.pid, port: null, startedAt: new Date().toISOString() };
   const write = async () => {
