@@ -41,7 +41,7 @@ async function sessionsIn(dataDir: string): Promise<number> {
   }
 }
 
-Deno.test("backup and restore: from a running service and from the files of a stopped one", opts, async () => {
+Deno.test("backup and restore: from a running service and from a stopped one", opts, async () => {
   const dir = await Deno.makeTempDir({ prefix: "pl-backup-" });
   try {
     const source = `${dir}/source`;
