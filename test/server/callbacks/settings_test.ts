@@ -159,9 +159,12 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
         assert.ok(!due.some((e) => e.id === ping.id), "a leased ping is not due");
         // Many test events in a row, each answered by its own delivery, with the worker polling.
         const answers = await Promise.all(
-          Array.from({ length: 8 }, () =>
-            f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
-              .then((r) => r.json())),
+          Array.from(
+            { length: 8 },
+            () =>
+              f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
+                .then((r) => r.json()),
+          ),
         );
         for (const answer of answers) assert.equal(answer.delivered, true, JSON.stringify(answer));
       } finally {
