@@ -1,6 +1,6 @@
 /** Service configuration: read from environment variables, validated once at startup. */
 import { z } from "zod";
-import "./zod_messages.ts";
+import "./zod_setup.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 

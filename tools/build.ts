@@ -1,11 +1,22 @@
 /**
- * `deno task build`: builds the widget bundles with Vite and reports their sizes (the element's
- * gzipped size is the one that matters to host pages).
+ * `deno task build`: builds the element (widget/dist/portal-launcher.js) and the signer package
+ * (widget/signer/dist/signer.js and validate.js) with Vite, and reports their sizes; the gzipped
+ * sizes are the ones that matter (element ≤ 12 KB, signer core ≤ 3 KB: checked by tests).
  */
 const root = new URL("../", import.meta.url).pathname;
-const dist = `${root}widget/dist`;
 
-async function vite(entry: "element" | "signer"): Promise<void> {
+/** The bundles: Vite entry name, output file. */
+export const BUNDLES = [
+  { entry: "element", file: "widget/dist/portal-launcher.js", what: "the element, Lit bundled" },
+  { entry: "signer", file: "widget/signer/dist/signer.js", what: "signer core, no dependencies" },
+  {
+    entry: "validate",
+    file: "widget/signer/dist/validate.js",
+    what: "signer/validate, zod bundled",
+  },
+] as const;
+
+async function vite(entry: string): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "npm:vite@8.3.8", "build", "--config", "widget/vite.config.ts"],
     cwd: root,
@@ -19,22 +30,26 @@ async function vite(entry: "element" | "signer"): Promise<void> {
   }
 }
 
-async function gzipSize(path: string): Promise<number> {
+/** The gzipped size of a file, in bytes. */
+export async function gzipSize(path: string): Promise<number> {
   const stream = (await Deno.open(path)).readable.pipeThrough(new CompressionStream("gzip"));
   return (await new Response(stream).arrayBuffer()).byteLength;
 }
 
-await Deno.remove(dist, { recursive: true }).catch(() => {});
-console.log("build: widget/dist/portal-launcher.js (Lit bundled) ...");
-await vite("element");
-console.log("build: widget/dist/signer.js (for Node and Bun) ...");
-await vite("signer");
-for (const file of ["portal-launcher.js", "signer.js"]) {
-  const path = `${dist}/${file}`;
-  const size = (await Deno.stat(path)).size;
-  console.log(
-    `  ${file}: ${(size / 1024).toFixed(1)} KB, ${
-      ((await gzipSize(path)) / 1024).toFixed(1)
-    } KB gzipped`,
-  );
+if (import.meta.main) {
+  for (const dir of ["widget/dist", "widget/signer/dist"]) {
+    await Deno.remove(`${root}${dir}`, { recursive: true }).catch(() => {});
+  }
+  for (const b of BUNDLES) {
+    console.log(`build: ${b.file} (${b.what}) ...`);
+    await vite(b.entry);
+  }
+  for (const b of BUNDLES) {
+    const path = `${root}${b.file}`;
+    const size = (await Deno.stat(path)).size;
+    const gz = await gzipSize(path);
+    console.log(
+      `  ${b.file}: ${(size / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)} KB gzipped`,
+    );
+  }
 }

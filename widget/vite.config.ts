@@ -1,13 +1,15 @@
 /**
  * `deno task build`: Vite builds widget/dist/portal-launcher.js, ONE self-contained ES module with
- * Lit bundled (the element), and widget/dist/signer.js (the host-backend signer with the
- * service's payload schema bundled, for Node and Bun). WIDGET_ENTRY picks which one.
+ * Lit bundled (the element), and the signer package's files: widget/signer/dist/signer.js (the
+ * dependency-free core) and widget/signer/dist/validate.js (the service's payload schema, zod
+ * bundled). WIDGET_ENTRY picks which one; everything is minified.
  */
 import { defineConfig } from "vite";
 
 const entries = {
-  element: { entry: "src/portal-launcher.ts", file: "portal-launcher.js" },
-  signer: { entry: "signer/mod.ts", file: "signer.js" },
+  element: { entry: "src/portal-launcher.ts", outDir: "dist", file: "portal-launcher.js" },
+  signer: { entry: "signer/mod.ts", outDir: "signer/dist", file: "signer.js" },
+  validate: { entry: "signer/validate.ts", outDir: "signer/dist", file: "validate.js" },
 } as const;
 
 const which = (Deno.env.get("WIDGET_ENTRY") ?? "element") as keyof typeof entries;
@@ -17,10 +19,10 @@ export default defineConfig({
   root: new URL(".", import.meta.url).pathname,
   logLevel: "warn",
   build: {
-    outDir: "dist",
+    outDir: chosen.outDir,
     emptyOutDir: false,
     target: "es2022",
-    minify: which === "element",
+    minify: true,
     lib: { entry: chosen.entry, formats: ["es"], fileName: () => chosen.file },
   },
 });

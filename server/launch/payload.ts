@@ -7,6 +7,7 @@ import { AppError, fieldErrors } from "../http/errors.ts";
 import { contentLanguage, FIELD_RULES, type SearchType } from "./contract.ts";
 import { type LaunchWarning, payloadCleaner } from "./payload_cleaner.ts";
 import { payloadSchema } from "./payload_schema.ts";
+import { zodMessages } from "../zod_messages.ts";
 
 export type { LaunchWarning } from "./payload_cleaner.ts";
 
@@ -104,7 +105,7 @@ export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload 
   ) {
     throw new AppError(400, "invalid_user", "Error evaluating User");
   }
-  const parsed = payloadSchema.safeParse(value);
+  const parsed = payloadSchema.safeParse(value, { error: zodMessages });
   if (!parsed.success) {
     throw new AppError(
       400,

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
+import { validateLaunchPayload } from "../../widget/signer/validate.ts";
 import { launchChromium, OUTPUT_DIR } from "../helpers/browser.ts";
 import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
@@ -54,6 +55,9 @@ Deno.test({
             last_name: "Lovelace",
           }),
           allow: ALLOWED,
+          // The schema locally: what only the database knows (an unknown session) reaches the
+          // portal, whose answer the element must show.
+          validate: validateLaunchPayload,
         });
       let signHandler: (req: Request) => Promise<Response> = () =>
         Promise.resolve(new Response("not ready", { status: 503 }));

@@ -1,9 +1,12 @@
-/** Builds the widget bundle for browser tests when it is missing or older than its sources. */
+/** Builds the widget bundles for tests when one is missing or older than its sources. */
+import { BUNDLES } from "../../tools/build.ts";
+
 const root = new URL("../../", import.meta.url).pathname;
 
-async function newest(dir: string): Promise<number> {
+async function newest(dir: string, skip: string[] = []): Promise<number> {
   let latest = 0;
   for await (const entry of Deno.readDir(dir)) {
+    if (skip.includes(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory) latest = Math.max(latest, await newest(path));
     else latest = Math.max(latest, (await Deno.stat(path)).mtime?.getTime() ?? 0);
@@ -13,16 +16,19 @@ async function newest(dir: string): Promise<number> {
 
 let built: Promise<void> | undefined;
 
-/** Runs `deno task build` once per test process when widget/dist is stale. */
+/** Runs `deno task build` once per test process when a bundle is stale. */
 export function ensureWidgetBuilt(): Promise<void> {
   built ??= (async () => {
-    const bundle = await Deno.stat(`${root}widget/dist/portal-launcher.js`).catch(() => null);
+    const bundles = await Promise.all(
+      BUNDLES.map((b) => Deno.stat(`${root}${b.file}`).catch(() => null)),
+    );
+    const builtAt = Math.min(...bundles.map((b) => b?.mtime?.getTime() ?? 0));
     const sources = Math.max(
       await newest(`${root}widget/src`),
-      await newest(`${root}widget/signer`),
+      await newest(`${root}widget/signer`, ["dist"]),
       await newest(`${root}server/launch`),
     );
-    if (bundle && (bundle.mtime?.getTime() ?? 0) >= sources) return;
+    if (builtAt >= sources) return;
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "tools/build.ts"],
       cwd: root,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { verifySignedRequest } from "../../server/launch/signed_request.ts";
-import { createSignHandler, signLaunchRequest } from "../../widget/signer/mod.ts";
+import { createSignHandler, signLaunch } from "../../widget/signer/mod.ts";
+import { validateLaunchPayload } from "../../widget/signer/validate.ts";
+import { contact, user } from "./signer_fixture.ts";
 
 interface Vector {
   name: string;
@@ -13,20 +15,11 @@ const vectors: Vector[] = JSON.parse(
 ).cases;
 
 const KEY = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
-const user = { id: "agent7", email: "zoe@example.com", first_name: "Zoë", last_name: "O'Brien" };
-const contact = {
-  referenceNumber: "CASE42",
-  contactId: "C42",
-  contactFirstName: "José",
-  contactLastName: "Núñez",
-  contactEmail: "jose@example.org",
-  contactPhone: "5550001111",
-};
 
-Deno.test("signer: signLaunchRequest reproduces every shared vector", async () => {
+Deno.test("signer: signLaunch reproduces every shared vector", async () => {
   assert.ok(vectors.length >= 4);
   for (const v of vectors) {
-    assert.equal(await signLaunchRequest(v.payloadJson, v.apiKey), v.signedRequest, v.name);
+    assert.equal(await signLaunch(v.payloadJson, v.apiKey), v.signedRequest, v.name);
   }
 });
 
@@ -35,7 +28,7 @@ Deno.test("signer: UTF-8 names round-trip through the service's verifier", async
     algorithm: "HMACSHA256",
     context: { user, environment: { parameters: contact } },
   };
-  const signed = await signLaunchRequest(payload, KEY);
+  const signed = await signLaunch(payload, KEY);
   const verified = await verifySignedRequest(signed, [KEY]);
   assert.deepEqual(verified.payload, payload);
 });
@@ -47,6 +40,7 @@ function handler(extra: Partial<Parameters<typeof createSignHandler>[0]> = {}) {
     apiKey: KEY,
     user: () => user,
     allow: Object.keys(contact),
+    validate: validateLaunchPayload,
     ...extra,
   });
 }
@@ -89,7 +83,7 @@ Deno.test("signer: the server adds its own parameters; the page cannot add other
   ]);
 });
 
-Deno.test("signer: the service's schema rules come back field by field", async () => {
+Deno.test("signer: the local validator returns the schema's rules field by field", async () => {
   const res = await handler()(post({
     parameters: { ...contact, contactEmail: "nope", contactPhone: "call me" },
   }));

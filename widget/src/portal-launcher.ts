@@ -21,7 +21,26 @@ export type { LaunchedDetail, LaunchErrorDetail, LaunchStartDetail, LaunchTarget
 
 let counter = 0;
 
-/** The launcher element. */
+/**
+ * The launcher element.
+ *
+ * @example
+ * ```html
+ * <script type="module" src="https://portal.example.com/portal/widget/portal-launcher.js"></script>
+ * <portal-launcher sign-url="/portal-launch" target="iframe"
+ *   parameters='{"caseId": "CASE42"}'>Open the portal</portal-launcher>
+ * ```
+ *
+ * @fires portal-launch-start - `{target, parameters}`: a launch began (click or `launch()`).
+ * @fires portal-launched - `{target, action}`: the signed request was submitted to the target.
+ * @fires portal-launch-error - `{status, message, errors}`: the launch failed (shown inline too).
+ * @slot - The button's content (default: the `label` attribute, "Open portal").
+ * @csspart button - The launch button.
+ * @csspart error - The inline error box (`role="alert"`).
+ * @csspart frame - The portal's iframe (target `iframe`).
+ * @cssprop --portal-launcher-frame-width - The iframe's width (default `100%`).
+ * @cssprop --portal-launcher-frame-height - The iframe's height (default `600px`).
+ */
 export class PortalLauncher extends LitElement {
   static override properties = {
     signUrl: { type: String, attribute: "sign-url" },
