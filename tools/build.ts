@@ -8,6 +8,7 @@ const root = new URL("../", import.meta.url).pathname;
 /** The bundles: Vite entry name, output file. */
 export const BUNDLES = [
   { entry: "element", file: "widget/dist/portal-launcher.js", what: "the element, Lit bundled" },
+  { entry: "bridge", file: "widget/dist/portal-bridge.js", what: "portal pages' host bridge" },
   { entry: "signer", file: "widget/signer/dist/signer.js", what: "signer core, no dependencies" },
   {
     entry: "validate",

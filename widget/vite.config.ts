@@ -1,6 +1,7 @@
 /**
  * `deno task build`: Vite builds widget/dist/portal-launcher.js, ONE self-contained ES module with
- * Lit bundled (the element), and the signer package's files: widget/signer/dist/signer.js (the
+ * Lit bundled (the element), widget/dist/portal-bridge.js (the portal pages' host message
+ * bridge), and the signer package's files: widget/signer/dist/signer.js (the
  * dependency-free core) and widget/signer/dist/validate.js (the service's payload schema, zod
  * bundled). WIDGET_ENTRY picks which one; everything is minified.
  */
@@ -8,6 +9,7 @@ import { defineConfig } from "vite";
 
 const entries = {
   element: { entry: "src/portal-launcher.ts", outDir: "dist", file: "portal-launcher.js" },
+  bridge: { entry: "../server/portal/bridge.ts", outDir: "dist", file: "portal-bridge.js" },
   signer: { entry: "signer/mod.ts", outDir: "signer/dist", file: "signer.js" },
   validate: { entry: "signer/validate.ts", outDir: "signer/dist", file: "validate.js" },
 } as const;

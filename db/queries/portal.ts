@@ -175,3 +175,21 @@ export async function insertSessionEventOnce(
   `;
   return rows.length > 0;
 }
+
+/**
+ * The allowed frame ancestors of launch `launchId` when it landed on `sessionId` less than
+ * `seconds` ago; null otherwise (the page request right after a launch, for the blocked-cookie
+ * check).
+ */
+export async function freshLaunchOrigins(
+  sql: Sql,
+  q: { launchId: number; sessionId: number; seconds: number },
+): Promise<string[] | null> {
+  const [row] = await sql<{ frameAncestors: string[] }[]>`
+    select coalesce(a.frame_ancestors, '{}') as frame_ancestors
+    from launches l left join apps a on a.id = l.app_id
+    where l.id = ${q.launchId} and l.session_id = ${q.sessionId} and l.outcome = 'ok'
+      and l.created_at > now() - ${q.seconds} * interval '1 second'
+  `;
+  return row?.frameAncestors ?? null;
+}

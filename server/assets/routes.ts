@@ -1,7 +1,7 @@
 /**
  * Static routes: the built <portal-launcher> module at /widget/portal-launcher.js (ETag, CORS so
- * host pages on other origins can load it as a module script), and the pages' own styles and
- * scripts at /assets/<name>.
+ * host pages on other origins can load it as a module script) and the portal pages' bridge at
+ * /widget/portal-bridge.js, and the pages' own styles and scripts at /assets/<name>.
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
@@ -9,35 +9,42 @@ import type { AppEnv } from "../http/env.ts";
 import { bodyHash, notModified } from "../api/etag.ts";
 import { STATIC_FILES } from "./static_files.ts";
 
-/** Where `deno task build` writes the element. */
-export const WIDGET_FILE = new URL("../../widget/dist/portal-launcher.js", import.meta.url);
+/** Where `deno task build` writes the element and the portal pages' host message bridge. */
+export const WIDGET_FILES = {
+  "portal-launcher.js": new URL("../../widget/dist/portal-launcher.js", import.meta.url),
+  "portal-bridge.js": new URL("../../widget/dist/portal-bridge.js", import.meta.url),
+};
 
-/** Routes under /widget. */
-export function widgetRoutes(file: URL = WIDGET_FILE): Hono<AppEnv> {
+/** Routes under /widget: each built file, cached in memory until it changes on disk. */
+export function widgetRoutes(files: Record<string, URL> = WIDGET_FILES): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  let cached: { text: string; etag: string; mtime: number } | null = null;
+  const cached = new Map<string, { text: string; etag: string; mtime: number }>();
 
-  app.get("/portal-launcher.js", cors({ origin: "*" }), async (c) => {
-    let stat: Deno.FileInfo;
-    try {
-      stat = await Deno.stat(file);
-    } catch {
-      return c.text(
-        "The widget is not built: run `deno task build` (deno task start does it first).",
-        503,
-      );
-    }
-    const mtime = stat.mtime?.getTime() ?? 0;
-    if (!cached || cached.mtime !== mtime) {
-      const text = await Deno.readTextFile(file);
-      cached = { text, etag: `"${bodyHash(text)}"`, mtime };
-    }
-    c.header("ETag", cached.etag);
-    c.header("Cache-Control", "public, max-age=300, must-revalidate");
-    c.header("Content-Type", "text/javascript; charset=utf-8");
-    if (notModified(c, cached.etag)) return c.body(null, 304);
-    return c.body(cached.text);
-  });
+  for (const [name, file] of Object.entries(files)) {
+    app.get(`/${name}`, cors({ origin: "*" }), async (c) => {
+      let stat: Deno.FileInfo;
+      try {
+        stat = await Deno.stat(file);
+      } catch {
+        return c.text(
+          "The widget is not built: run `deno task build` (deno task start does it first).",
+          503,
+        );
+      }
+      const mtime = stat.mtime?.getTime() ?? 0;
+      let entry = cached.get(name);
+      if (!entry || entry.mtime !== mtime) {
+        const text = await Deno.readTextFile(file);
+        entry = { text, etag: `"${bodyHash(text)}"`, mtime };
+        cached.set(name, entry);
+      }
+      c.header("ETag", entry.etag);
+      c.header("Cache-Control", "public, max-age=300, must-revalidate");
+      c.header("Content-Type", "text/javascript; charset=utf-8");
+      if (notModified(c, entry.etag)) return c.body(null, 304);
+      return c.body(entry.text);
+    });
+  }
   return app;
 }
 

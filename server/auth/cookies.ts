@@ -30,6 +30,11 @@ export function setPortalCookie(c: Context, prefix: string, token: string): void
   });
 }
 
+/** True when the request carries a portal login cookie (valid or not). */
+export function hasPortalCookie(c: Context): boolean {
+  return getCookie(c, PORTAL_COOKIE) !== undefined;
+}
+
 /** Ends the portal login cookie in the browser. */
 export function clearPortalCookie(c: Context, prefix: string): void {
   deleteCookie(c, PORTAL_COOKIE, {

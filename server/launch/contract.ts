@@ -49,10 +49,19 @@ export function validateUrl(portalUrl: string, appName: string): string {
   return `${launchUrl(portalUrl, appName)}/validate`;
 }
 
-/** `type` values of the messages the portal posts to the host page (window.postMessage). */
+/**
+ * `type` values of the messages the portal posts to the host page (window.postMessage); the
+ * message shapes and their reader are in host_messages.ts.
+ */
 export const MESSAGE_TYPES = {
-  /** A refused launch: `{type, status, message, errors}`. */
+  /** A refused launch, or a portal that cannot work in the frame (cookies blocked). */
   error: "portal-launcher:error",
+  /** The session screen is shown. */
+  ready: "portal-launcher:ready",
+  /** The portal page's content height changed. */
+  resize: "portal-launcher:resize",
+  /** The agent changed the session. */
+  session: "portal-launcher:session",
 } as const;
 
 /** UI flavors a launch may ask for (`parameters.target`). */

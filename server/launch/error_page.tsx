@@ -1,44 +1,45 @@
-/** HTML the launch endpoint answers browsers with: the error page that reaches the host app. */
+/**
+ * HTML pages that reach the host app through postMessage (server/launch/host_messages.ts): the
+ * launch error page, and the page a session answers when the browser refused the launch's login
+ * cookie. Each posts one `portal-launcher:error` message to window.parent or window.opener, only
+ * to the app's exact allowed origins; its inline style and script carry the request's CSP nonce.
+ */
 import { raw } from "hono/html";
 import type { AppError } from "../http/errors.ts";
-import { MESSAGE_TYPES } from "./contract.ts";
+import { COOKIES_BLOCKED, type ErrorMessage, hostMessage } from "./host_messages.ts";
 
-/**
- * The error page: shows the message and posts `{type: MESSAGE_TYPES.error, status, message,
- * errors}` to window.parent or window.opener, only to the app's exact allowed origins. Its inline
- * style and script carry the request's CSP nonce.
- */
-export function errorPage(err: AppError, frameAncestors: string[], nonce: string): string {
-  const detail = {
-    type: MESSAGE_TYPES.error,
-    status: err.status,
-    message: err.message,
-    errors: err.errors ?? [],
-  };
-  const targets = frameAncestors.filter((o) => !o.includes("*"));
-  const script = `(function(){var d=${JSON.stringify(detail).replace(/</g, "\\u003c")};` +
-    `var t=${JSON.stringify(targets).replace(/</g, "\\u003c")};` +
+const STYLE = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
+  "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}";
+
+function messagePage(p: {
+  title: string;
+  message: ErrorMessage;
+  advice: string;
+  frameAncestors: string[];
+  nonce: string;
+}): string {
+  const targets = p.frameAncestors.filter((o) => !o.includes("*"));
+  const json = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
+  const script = `(function(){var d=${json(p.message)};var t=${json(targets)};` +
     "var w=window.parent!==window?window.parent:window.opener;" +
     "if(w){t.forEach(function(o){try{w.postMessage(d,o)}catch(e){}})}})();";
+  const { message, errors, status } = p.message;
   const page = (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Launch failed</title>
-        <style nonce={nonce}>
-          {"body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
-            "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}"}
-        </style>
+        <title>{p.title}</title>
+        <style nonce={p.nonce}>{STYLE}</style>
       </head>
       <body>
         <main>
-          <h1>The portal could not be opened</h1>
-          <p role="alert">{err.message}</p>
-          {err.errors?.length
+          <h1>{p.title}</h1>
+          <p role="alert">{message}</p>
+          {errors.length
             ? (
               <ul>
-                {err.errors.map((e) => (
+                {errors.map((e) => (
                   <li>
                     <code>{e.path}</code>: {e.message}
                   </li>
@@ -46,11 +47,49 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
               </ul>
             )
             : null}
-          <p>Status {err.status}. Please contact the administrator of your application.</p>
+          <p>Status {String(status)}. {p.advice}</p>
         </main>
-        <script nonce={nonce}>{raw(script)}</script>
+        <script nonce={p.nonce}>{raw(script)}</script>
       </body>
     </html>
   );
   return "<!doctype html>" + page.toString();
+}
+
+/** The launch error page: the refusal's message and field errors, for the agent and the host. */
+export function errorPage(err: AppError, frameAncestors: string[], nonce: string): string {
+  return messagePage({
+    title: "The portal could not be opened",
+    message: hostMessage.error({
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      errors: (err.errors ?? []).map(({ path, message }) => ({ path, message })),
+    }),
+    advice: "Please contact the administrator of your application.",
+    frameAncestors,
+    nonce,
+  });
+}
+
+/**
+ * The page of a session requested without the login cookie its launch had just set: the browser
+ * refuses the portal's cookies inside the host page. The element answers the message with an
+ * "Open in a new tab" button; the page itself tells the agent the same.
+ */
+export function cookiesBlockedPage(frameAncestors: string[], nonce: string): string {
+  return messagePage({
+    title: "The portal cannot open inside this page",
+    message: hostMessage.error({
+      status: 401,
+      code: COOKIES_BLOCKED,
+      message: "Your browser blocked the portal's cookie inside this page, so the portal cannot " +
+        "sign you in here.",
+      errors: [],
+    }),
+    advice: "Open the portal in a new tab (the launcher offers a button), or allow this site's " +
+      "cookies in your browser's settings.",
+    frameAncestors,
+    nonce,
+  });
 }

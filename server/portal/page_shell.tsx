@@ -10,6 +10,7 @@ import type { PathsPanel } from "./guided_paths.ts";
 import type { PortalAgent } from "./auth.ts";
 import type { StringKey } from "./i18n.ts";
 import type { ScreenView } from "./view.ts";
+import { BRIDGE_META, type BridgeSettings } from "./bridge_settings.ts";
 
 /** A translator bound to the page's language. */
 export type T = (key: StringKey, vars?: Record<string, string>) => string;
@@ -32,6 +33,8 @@ export interface ScreenData extends PageContext {
   mode: "list" | "remote";
   transferTargets: { id: number; firstName: string; lastName: string; email: string }[];
   notice: string | null;
+  /** The session change the agent just made, for the host page (`?change=`). */
+  change: string | null;
 }
 
 export function Page(props: {
@@ -42,6 +45,8 @@ export function Page(props: {
   prefix?: string;
   /** The login's CSRF token, for scripts that post the portal's forms. */
   csrf?: string;
+  /** Settings of the host message bridge (pages of a session); none: no bridge. */
+  bridge?: BridgeSettings;
   children: Child;
 }): string {
   const page = (
@@ -52,6 +57,14 @@ export function Page(props: {
         <title>{props.title}</title>
         {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
         <link rel="stylesheet" href={assetPath("portal.css", props.prefix ?? "")} />
+        {props.bridge
+          ? (
+            <>
+              <meta name={BRIDGE_META} content={JSON.stringify(props.bridge)} />
+              <script type="module" src={`${props.prefix ?? ""}/widget/portal-bridge.js`}></script>
+            </>
+          )
+          : null}
       </head>
       <body class={props.flavor} data-flavor={props.flavor}>{props.children}</body>
     </html>

@@ -19,6 +19,7 @@ import {
 } from "./panels.tsx";
 import { Csrf, Page, type PageContext, type ScreenData, type T, when } from "./page_shell.tsx";
 import { portalUrl } from "./view.ts";
+import { bridgeSettings } from "./bridge_settings.ts";
 
 export type { PageContext, ScreenData, T } from "./page_shell.tsx";
 
@@ -26,12 +27,16 @@ export type { PageContext, ScreenData, T } from "./page_shell.tsx";
 export function sessionScreen(d: ScreenData): string {
   const { t, session: s } = d;
   const title = `${t("session")} ${s.id}`;
+  const shell = {
+    language: d.language,
+    prefix: d.prefix,
+    csrf: d.agent.csrf,
+    title,
+    bridge: bridgeSettings(d.view, s.id, { screen: true, change: d.change }),
+  };
   if (d.view.target === "embedded") {
     return Page({
-      language: d.language,
-      prefix: d.prefix,
-      csrf: d.agent.csrf,
-      title,
+      ...shell,
       flavor: "embedded",
       children: (
         <main data-layout="embedded">
@@ -59,10 +64,7 @@ export function sessionScreen(d: ScreenData): string {
   }
   if (d.view.target === "seesupport") {
     return Page({
-      language: d.language,
-      prefix: d.prefix,
-      csrf: d.agent.csrf,
-      title,
+      ...shell,
       flavor: "seesupport",
       children: (
         <>
@@ -93,10 +95,7 @@ export function sessionScreen(d: ScreenData): string {
     });
   }
   return Page({
-    language: d.language,
-    prefix: d.prefix,
-    csrf: d.agent.csrf,
-    title,
+    ...shell,
     flavor: "standard",
     children: (
       <>
@@ -150,6 +149,7 @@ export function pathRunner(
     csrf: ctx.agent.csrf,
     title,
     flavor: ctx.view.target,
+    bridge: bridgeSettings(ctx.view, p.sessionId),
     children: (
       <Chrome ctx={ctx}>
         <section class="card" aria-labelledby="runner-h" data-testid="path-runner">
@@ -202,6 +202,7 @@ export function remotePage(ctx: PageContext, sessionId: number): string {
     csrf: ctx.agent.csrf,
     title: ctx.t("remoteTitle"),
     flavor: ctx.view.target,
+    bridge: bridgeSettings(ctx.view, sessionId),
     children: (
       <Chrome ctx={ctx}>
         <h1>{ctx.t("session")} {String(sessionId)}</h1>

@@ -6,6 +6,7 @@ import { type Context, Hono } from "hono";
 import { portalPageMiddleware } from "./page_headers.ts";
 import {
   agentReachesSession,
+  freshLaunchOrigins,
   insertSessionEvent,
   publishedPaths,
   recentPathUids,
@@ -18,12 +19,15 @@ import { csrfMatches } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
-import { clearPortalCookie } from "../auth/cookies.ts";
+import { clearPortalCookie, hasPortalCookie } from "../auth/cookies.ts";
+import { cookiesBlockedPage } from "../launch/error_page.tsx";
+import { cspNonce } from "../http/page_policy.ts";
 import { deleteLogin } from "../../db/queries/logins.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { changeSession } from "../sessions/changes.ts";
+import { SESSION_CHANGES, type SessionChange } from "../launch/host_messages.ts";
 import { currentAgent, type PortalAgent } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
@@ -42,6 +46,9 @@ const SESSION_PATH = "/sessions/:id{[1-9][0-9]{0,14}}";
 const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}";
 
 /** Portal routes, mounted at PORTAL_PREFIX. */
+/** How long after a launch a cookie-less request of its session means blocked cookies. */
+export const COOKIE_CHECK_SECONDS = 120;
+
 export function portalRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
@@ -74,10 +81,28 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     return c.redirect(`${prefix}/login`, 303);
   });
 
-  /** The signed-in agent, or a redirect to the sign-in page that comes back here. */
+  /**
+   * The signed-in agent, or a redirect to the sign-in page that comes back here. A session page
+   * requested without any login cookie moments after its launch means the browser refused the
+   * cookie the launch set (third-party cookies blocked in a frame): the answer is then a page
+   * that tells the agent and the host page (`cookies_blocked`), not a sign-in form in the frame.
+   */
   async function agentOr(c: Context<AppEnv>): Promise<PortalAgent | Response> {
     const agent = await currentAgent(deps, c);
     if (agent) return agent;
+    const launchId = launchParam(c.req.query("launch"));
+    const sessionId = Number(c.req.param("id"));
+    if (launchId && Number.isSafeInteger(sessionId) && !hasPortalCookie(c)) {
+      const origins = await freshLaunchOrigins(deps.sql, {
+        launchId,
+        sessionId,
+        seconds: COOKIE_CHECK_SECONDS,
+      });
+      if (origins) {
+        c.header("Content-Security-Policy", frameAncestorsCsp(origins));
+        return c.html(cookiesBlockedPage(origins, cspNonce(c)), 401);
+      }
+    }
     const url = new URL(c.req.url);
     const back = c.req.method === "GET" ? url.pathname + url.search : `${prefix}/sessions`;
     return c.redirect(`${prefix}/login?next=${encodeURIComponent(back)}`, 303);
@@ -110,6 +135,8 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
 
   /** Renders the session screen. */
   async function screen(c: Context<AppEnv>, agent: PortalAgent, notice: StringKey | null) {
+    const asked = c.req.query("change");
+    const change = SESSION_CHANGES.includes(asked as SessionChange) ? asked! : null;
     const id = sessionIdOf(c);
     const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
@@ -158,6 +185,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       mode,
       transferTargets: targets,
       notice: notice ? ctx.t(notice) : null,
+      change,
     }));
   }
 
@@ -221,6 +249,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     const status = form.status === "closed" ? "closed" : form.status === "open" ? "open" : null;
     if (!status) throw new AppError(400, "invalid_status", "status must be open or closed");
     await changeSession(deps, id, { status }, { agentId: agent.userId, via: "portal" });
+    return { change: status === "closed" ? "closed" : "reopened" };
   });
 
   action("/assign", (v) => v.showAssignToMeButton, async ({ agent, id }) => {
@@ -228,6 +257,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       agentId: agent.userId,
       via: "portal",
     });
+    return { change: "assigned" };
   });
 
   action("/transfer", (v) => v.showSessionTransferButton, async ({ agent, form, id }) => {
@@ -237,6 +267,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       agentId: agent.userId,
       via: "portal",
     });
+    return { change: "transferred" };
   });
 
   action("/visual-support", (v) => v.target === "seesupport", async ({ agent, id }) => {
@@ -307,7 +338,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
       pathTitle: path.title,
       agentId: agent.userId,
     });
-    return backToScreen(c, id, view, { panel: "list" });
+    return backToScreen(c, id, view, { panel: "list", change: "path-completed" });
   });
 
   app.get("/sessions", async (c) => {

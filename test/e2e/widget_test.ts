@@ -116,7 +116,10 @@ Deno.test({
       await t.step("tab: a new tab opens and lands on the session screen", async () => {
         const page = await openHost();
         await setParams(page, "tab", CONTACT);
-        const [popup] = await Promise.all([context.waitForEvent("page"), page.click("#tab")]);
+        const [popup] = await Promise.all([
+          context.waitForEvent("page"),
+          page.click("#tab button"),
+        ]);
         await popup.waitForURL(/localhost:\d+\/portal\/sessions\/\d+\?launch=\d+/);
         await popup.locator("main[data-layout=standard]").waitFor();
         await popup.close();
@@ -126,7 +129,7 @@ Deno.test({
       await t.step("self: the host page itself navigates to the portal", async () => {
         const page = await openHost();
         await setParams(page, "self", CONTACT);
-        await Promise.all([page.waitForURL(/\/portal\/sessions\/\d+/), page.click("#self")]);
+        await Promise.all([page.waitForURL(/\/portal\/sessions\/\d+/), page.click("#self button")]);
         await page.locator("main[data-layout=standard]").waitFor();
         await page.close();
       });
@@ -164,7 +167,12 @@ Deno.test({
         const fired = await events(page) as { type: string; detail: Record<string, unknown> }[];
         assert.deepEqual(fired.at(-1), {
           type: "portal-launch-error",
-          detail: { status: 502, message: "The CRM cannot sign right now", errors: [] },
+          detail: {
+            status: 502,
+            code: null,
+            message: "The CRM cannot sign right now",
+            errors: [],
+          },
         });
         await page.evaluate(() =>
           document.getElementById("frame")!.setAttribute("sign-url", "http://127.0.0.1:9/sign")
@@ -230,7 +238,12 @@ Deno.test({
         const fired = await events(page) as { type: string; detail: Record<string, unknown> }[];
         assert.deepEqual(fired.at(-1), {
           type: "portal-launch-error",
-          detail: { status: 404, message: "Session 999999 not found", errors: [] },
+          detail: {
+            status: 404,
+            code: "session_not_found",
+            message: "Session 999999 not found",
+            errors: [],
+          },
         });
         // A message from another origin is ignored.
         await page.evaluate(() =>
@@ -277,7 +290,7 @@ Deno.test({
         await page.goto(`${hostOrigin}/`);
         await page.waitForFunction(() => customElements.get("portal-launcher"));
         await setParams(page, "tab", CONTACT);
-        await page.click("#tab");
+        await page.click("#tab button");
         const alert = page.locator("#tab [role=alert]");
         await alert.waitFor();
         assert.match(await alert.textContent() ?? "", /blocked the new tab/);

@@ -27,6 +27,7 @@ export function ensureWidgetBuilt(): Promise<void> {
       await newest(`${root}widget/src`),
       await newest(`${root}widget/signer`, ["dist"]),
       await newest(`${root}server/launch`),
+      await newest(`${root}server/portal`),
     );
     if (builtAt >= sources) return;
     const out = await new Deno.Command(Deno.execPath(), {

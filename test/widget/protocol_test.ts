@@ -32,6 +32,7 @@ Deno.test("widget protocol: sign-url answers are read or turned into launch erro
     (e) => {
       assert.deepEqual(e, {
         status: 422,
+        code: null,
         message: "No contact",
         errors: [{ path: "contactId", message: "unknown" }],
       });
@@ -41,7 +42,12 @@ Deno.test("widget protocol: sign-url answers are read or turned into launch erro
   await assert.rejects(
     readSignResponse(new Response("<html>oops</html>", { status: 500, statusText: "Error" })),
     (e) => {
-      assert.deepEqual(e, { status: 500, message: "The sign-url answered 500 Error", errors: [] });
+      assert.deepEqual(e, {
+        status: 500,
+        code: null,
+        message: "The sign-url answered 500 Error",
+        errors: [],
+      });
       return true;
     },
   );
@@ -54,9 +60,18 @@ Deno.test("widget protocol: sign-url answers are read or turned into launch erro
 Deno.test("widget protocol: the dry run passes on ok and reports the portal's error", async () => {
   await readValidateResponse(Response.json({ ok: true, plan: {} }));
   await assert.rejects(
-    readValidateResponse(Response.json({ message: "Session 9 not found" }, { status: 404 })),
+    readValidateResponse(
+      Response.json({ code: "session_not_found", message: "Session 9 not found" }, {
+        status: 404,
+      }),
+    ),
     (e) => {
-      assert.deepEqual(e, { status: 404, message: "Session 9 not found", errors: [] });
+      assert.deepEqual(e, {
+        status: 404,
+        code: "session_not_found",
+        message: "Session 9 not found",
+        errors: [],
+      });
       return true;
     },
   );

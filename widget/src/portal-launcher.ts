@@ -7,17 +7,33 @@
 import { css, html, LitElement, nothing, type PropertyValues } from "lit";
 import { MESSAGE_TYPES } from "../../server/launch/contract.ts";
 import {
+  COOKIES_BLOCKED,
+  readHostMessage,
+  type SessionChange,
+} from "../../server/launch/host_messages.ts";
+import {
   type LaunchedDetail,
   type LaunchErrorDetail,
   type LaunchStartDetail,
+  type LaunchStatus,
   type LaunchTarget,
   parseParameters,
+  type PortalReadyDetail,
   readSignResponse,
   readValidateResponse,
+  type SessionChangeDetail,
   TARGETS,
 } from "./protocol.ts";
 
-export type { LaunchedDetail, LaunchErrorDetail, LaunchStartDetail, LaunchTarget };
+export type {
+  LaunchedDetail,
+  LaunchErrorDetail,
+  LaunchStartDetail,
+  LaunchStatus,
+  LaunchTarget,
+  PortalReadyDetail,
+  SessionChangeDetail,
+};
 
 let counter = 0;
 
@@ -27,21 +43,31 @@ let counter = 0;
  * @example
  * ```html
  * <script type="module" src="https://portal.example.com/portal/widget/portal-launcher.js"></script>
- * <portal-launcher sign-url="/portal-launch" target="iframe"
+ * <portal-launcher sign-url="/portal-launch" target="iframe" autoresize
  *   parameters='{"caseId": "CASE42"}'>Open the portal</portal-launcher>
  * ```
  *
  * @fires portal-launch-start - `{target, parameters}`: a launch began (click or `launch()`).
  * @fires portal-launched - `{target, action}`: the signed request was submitted to the target.
- * @fires portal-launch-error - `{status, message, errors}`: the launch failed (shown inline too).
+ * @fires portal-launch-error - `{status, code, message, errors}`: the launch failed (shown inline).
+ * @fires portal-ready - `{sessionId, launchId, flavor}`: the portal shows the session (iframe, tab).
+ * @fires portal-session-change - `{sessionId, event}`: the agent closed, reopened, assigned,
+ *   transferred the session or completed a path in it.
  * @slot - The button's content (default: the `label` attribute, "Open portal").
  * @csspart button - The launch button.
  * @csspart error - The inline error box (`role="alert"`).
+ * @csspart fallback - The "Open in a new tab" button shown when the browser blocks the frame's
+ *   cookies.
  * @csspart frame - The portal's iframe (target `iframe`).
- * @cssprop --portal-launcher-frame-width - The iframe's width (default `100%`).
- * @cssprop --portal-launcher-frame-height - The iframe's height (default `600px`).
+ * @cssprop --portal-launcher-frame-width - The iframe's width (default `100%` of the element).
+ * @cssprop --portal-launcher-frame-height - The iframe's height (default `600px`; the starting
+ *   height with `autoresize`).
+ * @cssprop --portal-launcher-frame-min-height - The smallest autoresized height (default `200px`).
+ * @cssprop --portal-launcher-frame-max-height - The largest autoresized height (default `none`).
  */
 export class PortalLauncher extends LitElement {
+  static override shadowRootOptions = { ...LitElement.shadowRootOptions, delegatesFocus: true };
+
   static override properties = {
     signUrl: { type: String, attribute: "sign-url" },
     target: { type: String },
@@ -51,15 +77,17 @@ export class PortalLauncher extends LitElement {
     },
     label: { type: String },
     validate: { type: Boolean },
+    autoresize: { type: Boolean },
     disabled: { type: Boolean, reflect: true },
-    busy: { type: Boolean, state: true },
+    status: { type: String, reflect: true },
     failure: { attribute: false, state: true },
     framed: { type: Boolean, state: true },
+    frameHeight: { type: Number, state: true },
   };
 
   static override styles = css`
     :host {
-      display: inline-block;
+      display: block;
       font: inherit;
     }
     :host([hidden]) {
@@ -68,6 +96,7 @@ export class PortalLauncher extends LitElement {
     button {
       font: inherit;
       cursor: pointer;
+      min-height: 44px;
       padding: 0.4em 1em;
       border-radius: 4px;
       border: 1px solid #1d4ed8;
@@ -94,15 +123,20 @@ export class PortalLauncher extends LitElement {
       margin: 0.25em 0 0;
       padding-left: 1.25em;
     }
+    .error button {
+      margin-top: 0.5em;
+    }
     iframe {
       display: block;
+      box-sizing: border-box;
       margin-top: 0.5em;
       border: 1px solid #d9e2ec;
       width: var(--portal-launcher-frame-width, 100%);
       height: var(--portal-launcher-frame-height, 600px);
     }
-    iframe[hidden] {
-      display: none;
+    iframe.autoresize {
+      min-height: var(--portal-launcher-frame-min-height, 200px);
+      max-height: var(--portal-launcher-frame-max-height, none);
     }
   `;
 
@@ -116,14 +150,22 @@ export class PortalLauncher extends LitElement {
   declare label: string;
   /** Dry-run the signed request before navigating. */
   declare validate: boolean;
+  /** The iframe follows the portal page's content height (min/max: CSS custom properties). */
+  declare autoresize: boolean;
   /** Disables the button. */
   declare disabled: boolean;
-  declare private busy: boolean;
+  /**
+   * Where the launch stands, reflected as an attribute for styling: `idle`, `signing` (asking
+   * sign-url), `validating` (the portal's dry run), `open` (submitted to its target), `error`.
+   */
+  declare status: LaunchStatus;
   declare private failure: LaunchErrorDetail | null;
   declare private framed: boolean;
+  declare private frameHeight: number | null;
 
   readonly #frameName = `portal-launcher-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
   #portalOrigin: string | null = null;
+  #tab: Window | null = null;
   #onMessage = (event: MessageEvent) => this.#portalMessage(event);
 
   constructor() {
@@ -133,10 +175,12 @@ export class PortalLauncher extends LitElement {
     this.parameters = {};
     this.label = "Open portal";
     this.validate = false;
+    this.autoresize = false;
     this.disabled = false;
-    this.busy = false;
+    this.status = "idle";
     this.failure = null;
     this.framed = false;
+    this.frameHeight = null;
   }
 
   override connectedCallback(): void {
@@ -149,29 +193,42 @@ export class PortalLauncher extends LitElement {
     super.disconnectedCallback();
   }
 
-  /** Launches as a click would (for hosts that start it from their own UI). */
+  /** Launches as a click would (same checks); resolves when the request was submitted or failed. */
   launch(): Promise<void> {
-    return this.#launch();
+    return this.#launch(this.target);
+  }
+
+  /** Removes the iframe, or forgets the tab it opened (messages from it are then ignored). */
+  close(): void {
+    this.framed = false;
+    this.frameHeight = null;
+    this.#tab = null;
+    this.#portalOrigin = null;
+    this.failure = null;
+    this.status = "idle";
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has("target") && !TARGETS.includes(this.target)) {
       this.failure = {
         status: 0,
+        code: "invalid_target",
         message: `target must be one of ${TARGETS.join(", ")} (got "${this.target}")`,
         errors: [],
       };
+      this.status = "error";
     }
   }
 
   override render() {
     const f = this.failure;
+    const busy = this.status === "signing" || this.status === "validating";
     return html`
       <button
         part="button"
         type="button"
-        ?disabled=${this.disabled || this.busy}
-        aria-busy=${this.busy ? "true" : "false"}
+        ?disabled=${this.disabled || busy}
+        aria-busy=${busy ? "true" : "false"}
         @click=${this.#onClick}
       ><slot>${this.label}</slot></button>
       ${f
@@ -184,15 +241,24 @@ export class PortalLauncher extends LitElement {
             }</ul>`
             : nothing
         }
+          ${
+          f.code === COOKIES_BLOCKED
+            ? html`<div><button part="fallback" type="button" @click=${this.#openInTab}>
+              Open in a new tab</button></div>`
+            : nothing
+        }
         </div>`
         : nothing}
-      ${this.target === "iframe"
+      ${this.target === "iframe" && this.framed
         ? html`
           <iframe
             part="frame"
             name=${this.#frameName}
             title="Agent portal"
-            ?hidden=${!this.framed}
+            class=${this.autoresize ? "autoresize" : ""}
+            style=${this.autoresize && this.frameHeight !== null
+              ? `height: ${this.frameHeight}px`
+              : ""}
           ></iframe>
         `
         : nothing}
@@ -200,7 +266,13 @@ export class PortalLauncher extends LitElement {
   }
 
   #onClick(): void {
-    void this.#launch();
+    void this.#launch(this.target);
+  }
+
+  /** The blocked-cookie fallback: a new signed request, opened in a tab inside this click. */
+  #openInTab(): void {
+    this.framed = false;
+    void this.#launch("tab");
   }
 
   #emit<T>(type: string, detail: T): void {
@@ -209,19 +281,25 @@ export class PortalLauncher extends LitElement {
 
   #fail(detail: LaunchErrorDetail): void {
     this.failure = detail;
+    this.status = "error";
     this.#emit<LaunchErrorDetail>("portal-launch-error", detail);
   }
 
-  async #launch(): Promise<void> {
-    if (this.busy || this.disabled) return; // a double click launches once
-    if (!TARGETS.includes(this.target)) return;
+  async #launch(target: LaunchTarget): Promise<void> {
+    const busy = this.status === "signing" || this.status === "validating";
+    if (busy || this.disabled) return; // a double click launches once
+    if (!TARGETS.includes(target)) return;
     if (!this.signUrl) {
-      this.#fail({ status: 0, message: "sign-url is required", errors: [] });
+      this.#fail({
+        status: 0,
+        code: "sign_url_missing",
+        message: "sign-url is required",
+        errors: [],
+      });
       return;
     }
-    this.busy = true;
+    this.status = "signing";
     this.failure = null;
-    const target = this.target;
     this.#emit<LaunchStartDetail>("portal-launch-start", { target, parameters: this.parameters });
     // A tab must be opened inside the click, before any await, or popup blockers refuse it.
     let tab: Window | null = null;
@@ -229,9 +307,9 @@ export class PortalLauncher extends LitElement {
     if (target === "tab") {
       tab = globalThis.open("about:blank", tabName);
       if (!tab) {
-        this.busy = false;
         this.#fail({
           status: 0,
+          code: "popup_blocked",
           message: "The browser blocked the new tab. Allow pop-ups for this site and try again.",
           errors: [],
         });
@@ -246,20 +324,23 @@ export class PortalLauncher extends LitElement {
           headers: { "Content-Type": "application/json", Accept: "application/json" },
           body: JSON.stringify({ parameters: this.parameters }),
         }).catch((err) => {
-          throw { status: 0, message: `Cannot reach ${this.signUrl}: ${err.message}`, errors: [] };
+          throw failure(0, "sign_url_unreachable", `Cannot reach ${this.signUrl}: ${err.message}`);
         }),
       );
       if (this.validate) {
+        this.status = "validating";
         const body = new URLSearchParams({ signed_request: signed.signedRequest });
         await readValidateResponse(
           await fetch(`${signed.action}/validate`, { method: "POST", body }).catch((err) => {
-            throw { status: 0, message: `Cannot reach the portal: ${err.message}`, errors: [] };
+            throw failure(0, "portal_unreachable", `Cannot reach the portal: ${err.message}`);
           }),
         );
       }
       this.#portalOrigin = new URL(signed.action, location.href).origin;
+      this.#tab = tab;
       if (target === "iframe") {
         this.framed = true;
+        this.frameHeight = null;
         await this.updateComplete;
       }
       this.#submit(
@@ -267,12 +348,11 @@ export class PortalLauncher extends LitElement {
         signed.signedRequest,
         target === "self" ? "_self" : target === "tab" ? tabName : this.#frameName,
       );
+      this.status = "open";
       this.#emit<LaunchedDetail>("portal-launched", { target, action: signed.action });
     } catch (err) {
       tab?.close();
       this.#fail(toFailure(err));
-    } finally {
-      this.busy = false;
     }
   }
 
@@ -293,24 +373,39 @@ export class PortalLauncher extends LitElement {
     form.remove();
   }
 
+  /** Only the portal's origin, and only this element's own iframe or tab, are listened to. */
   #portalMessage(event: MessageEvent): void {
     if (!this.#portalOrigin || event.origin !== this.#portalOrigin) return;
-    const data = event.data as Partial<LaunchErrorDetail> & { type?: string };
-    if (!data || data.type !== MESSAGE_TYPES.error) return;
-    this.#fail({
-      status: typeof data.status === "number" ? data.status : 0,
-      message: typeof data.message === "string" ? data.message : "The portal could not open",
-      errors: Array.isArray(data.errors) ? data.errors : [],
-    });
+    const frame = this.renderRoot.querySelector("iframe")?.contentWindow ?? null;
+    const mine = event.source !== null &&
+      (event.source === frame || (this.#tab !== null && event.source === this.#tab));
+    if (!mine) return;
+    const m = readHostMessage(event.data);
+    if (!m) return;
+    if (m.type === MESSAGE_TYPES.error) {
+      this.#fail({ status: m.status, code: m.code, message: m.message, errors: m.errors });
+    } else if (m.type === MESSAGE_TYPES.ready) {
+      const { sessionId, launchId, flavor } = m;
+      this.#emit<PortalReadyDetail>("portal-ready", { sessionId, launchId, flavor });
+    } else if (m.type === MESSAGE_TYPES.session) {
+      const event: SessionChange = m.event;
+      this.#emit<SessionChangeDetail>("portal-session-change", { sessionId: m.sessionId, event });
+    } else if (m.type === MESSAGE_TYPES.resize && this.autoresize && event.source === frame) {
+      this.frameHeight = m.height;
+    }
   }
+}
+
+function failure(status: number, code: string, message: string): LaunchErrorDetail {
+  return { status, code, message, errors: [] };
 }
 
 function toFailure(err: unknown): LaunchErrorDetail {
   if (err && typeof err === "object" && "message" in err && "status" in err) {
     const e = err as LaunchErrorDetail;
-    return { status: e.status, message: e.message, errors: e.errors ?? [] };
+    return { status: e.status, code: e.code ?? null, message: e.message, errors: e.errors ?? [] };
   }
-  return { status: 0, message: String(err), errors: [] };
+  return { status: 0, code: null, message: String(err), errors: [] };
 }
 
 if (!customElements.get("portal-launcher")) {
@@ -325,5 +420,7 @@ declare global {
     "portal-launch-start": CustomEvent<LaunchStartDetail>;
     "portal-launched": CustomEvent<LaunchedDetail>;
     "portal-launch-error": CustomEvent<LaunchErrorDetail>;
+    "portal-ready": CustomEvent<PortalReadyDetail>;
+    "portal-session-change": CustomEvent<SessionChangeDetail>;
   }
 }

@@ -2,6 +2,7 @@
  * What the element exchanges with the host's sign-url and the portal's dry run: pure functions
  * with no DOM, so they are unit-tested directly.
  */
+import type { SessionChange } from "../../server/launch/host_messages.ts";
 
 /** Where the portal opens. */
 export type LaunchTarget = "tab" | "self" | "iframe";
@@ -27,11 +28,32 @@ export interface LaunchedDetail {
   action: string;
 }
 
-/** Detail of `portal-launch-error`. `status` is 0 when no HTTP status applies. */
+/**
+ * Detail of `portal-launch-error`. `status` is 0 when no HTTP status applies; `code` is the
+ * portal's stable error code (e.g. `cookies_blocked`), the element's own (`popup_blocked`,
+ * `sign_url_unreachable`, ...) or null.
+ */
 export interface LaunchErrorDetail {
   status: number;
+  code: string | null;
   message: string;
   errors: FieldProblem[];
+}
+
+/** Where a launch stands (the element's `status` property and attribute). */
+export type LaunchStatus = "idle" | "signing" | "validating" | "open" | "error";
+
+/** Detail of `portal-ready`: the portal shows the session screen. */
+export interface PortalReadyDetail {
+  sessionId: number;
+  launchId: number | null;
+  flavor: string;
+}
+
+/** Detail of `portal-session-change`: what the agent did to the session. */
+export interface SessionChangeDetail {
+  sessionId: number;
+  event: SessionChange;
 }
 
 /** What sign-url answers. */
@@ -76,6 +98,7 @@ export async function readSignResponse(res: Response): Promise<SignedLaunch> {
   if (!res.ok) {
     throw {
       status: res.status,
+      code: typeof body?.code === "string" ? body.code : null,
       message: typeof body?.message === "string"
         ? body.message
         : `The sign-url answered ${res.status} ${res.statusText}`.trim(),
@@ -85,6 +108,7 @@ export async function readSignResponse(res: Response): Promise<SignedLaunch> {
   if (typeof body?.action !== "string" || typeof body?.signedRequest !== "string") {
     throw {
       status: res.status,
+      code: "sign_url_invalid_answer",
       message: "The sign-url must answer JSON {action, signedRequest}",
       errors: [],
     } satisfies LaunchErrorDetail;
@@ -98,6 +122,7 @@ export async function readValidateResponse(res: Response): Promise<void> {
   if (res.ok && body?.ok === true) return;
   throw {
     status: res.status,
+    code: typeof body?.code === "string" ? body.code : null,
     message: typeof body?.message === "string"
       ? body.message
       : `The portal's dry run answered ${res.status}`,
