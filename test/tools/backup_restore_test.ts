@@ -19,7 +19,9 @@ const RESTORE = new URL("../../tools/restore.ts", import.meta.url).pathname;
 async function task(script: string, args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, ...args],
-    env,
+    // Only what the test gives: a DATABASE_URL of the caller (CI sets one) must not leak in.
+    env: { HOME: Deno.env.get("HOME") ?? "/tmp", PATH: Deno.env.get("PATH") ?? "", ...env },
+    clearEnv: true,
     stdout: "piped",
     stderr: "piped",
   }).output();
