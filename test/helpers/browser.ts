@@ -3,7 +3,7 @@
  * download (fetched once when none is found and the network allows; never when CI is set). When
  * none can be found, the error says how to install one.
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Flags for the machine's closed network and headless use. */
 export const CHROMIUM_ARGS = [
@@ -73,6 +73,34 @@ async function locate(): Promise<string> {
 export async function launchChromium(): Promise<Browser> {
   found ??= locate();
   return await chromium.launch({ executablePath: await found, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A headless Chromium profile that refuses the cookies of `site` whenever it is embedded in
+ * `topLevel` (a content-settings exception in the profile's Preferences: partitioned cookies
+ * included, as in a browser without CHIPS), and accepts them first-party. Close it when done.
+ */
+export async function launchWithFramedCookiesBlocked(
+  site: string,
+  topLevel: string,
+): Promise<BrowserContext> {
+  found ??= locate();
+  const dir = await Deno.makeTempDir({ prefix: "pl-chromium-" });
+  await Deno.mkdir(`${dir}/Default`);
+  const preferences = {
+    profile: {
+      content_settings: { exceptions: { cookies: { [`${site},${topLevel}`]: { setting: 2 } } } },
+    },
+  };
+  await Deno.writeTextFile(`${dir}/Default/Preferences`, JSON.stringify(preferences));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: await found,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    viewport: { width: 1100, height: 900 },
+  });
+  context.on("close", () => Deno.remove(dir, { recursive: true }).catch(() => {}));
+  return context;
 }
 
 /** Where browser tests save screenshots for reviewers (git-ignored). */

@@ -391,7 +391,9 @@ export class PortalLauncher extends LitElement {
       const event: SessionChange = m.event;
       this.#emit<SessionChangeDetail>("portal-session-change", { sessionId: m.sessionId, event });
     } else if (m.type === MESSAGE_TYPES.resize && this.autoresize && event.source === frame) {
-      this.frameHeight = m.height;
+      // The frame is border-box: its height is the page's plus its own borders.
+      const iframe = this.renderRoot.querySelector("iframe")!;
+      this.frameHeight = m.height + iframe.offsetHeight - iframe.clientHeight;
     }
   }
 }
