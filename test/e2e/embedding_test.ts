@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
 import { launchChromium, launchWithFramedCookiesBlocked, OUTPUT_DIR } from "../helpers/browser.ts";
+import { seriousViolations } from "../helpers/axe.ts";
 import { pglite } from "../helpers/db.ts";
 import { type HttpTestService, startHttpService } from "../helpers/http_service.ts";
 import { createTestApp } from "../helpers/launch.ts";
@@ -303,5 +304,25 @@ Deno.test(
     });
     assert.deepEqual(statuses, ["signing", "open"]);
     await page.close();
+  },
+);
+
+Deno.test(
+  "accessibility: the host page with the element in each target, before and after a launch",
+  opts,
+  async () => {
+    const f = await fixture();
+    const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
+    await openHost(page, f);
+    const found = (await seriousViolations(page)).map((v) => `before: ${v}`);
+    await page.click("#a button");
+    await page.frameLocator("#a iframe").locator("main h1").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `iframe open: ${v}`));
+    await page.evaluate(() => document.getElementById("b")!.setAttribute("sign-url", "/nowhere"));
+    await page.click("#b button");
+    await page.locator("#b [role=alert]").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `error shown: ${v}`));
+    await page.close();
+    assert.deepEqual(found, []);
   },
 );

@@ -99,7 +99,7 @@ export function guidedPathsScreens(deps: Deps): Hono<ScreenEnv> {
                 </form>
                 <form method="post" action={`${BASE}/categories/${cat.uid}/delete`}>
                   <Csrf ctx={ctx} />
-                  <button type="submit" class="danger" aria-label={`Delete ${cat.name}`}>
+                  <button type="submit" class="danger" aria-label={`Delete category ${cat.name}`}>
                     Delete category
                   </button>
                 </form>

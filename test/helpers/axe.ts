@@ -1,0 +1,45 @@
+/**
+ * Accessibility audits with axe-core (npm) in Playwright: the engine is injected into the page
+ * (and its frames) and run with the WCAG 2.x A/AA rules; the serious and critical violations are
+ * answered, each as "rule: target (summary)" for a readable assertion message.
+ */
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import "axe-core"; // makes the package present in node_modules for the path lookup below
+
+const require = createRequire(import.meta.url);
+let source: string | undefined;
+
+async function axeSource(): Promise<string> {
+  source ??= await Deno.readTextFile(require.resolve("axe-core/axe.min.js"));
+  return source;
+}
+
+/** The serious and critical violations of the page as it is now (its frames included). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const code = await axeSource();
+  for (const frame of page.frames()) await frame.evaluate(code).catch(() => {});
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as {
+      axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Violation[] }> };
+    }).axe;
+    interface Violation {
+      id: string;
+      impact: string | null;
+      nodes: { target: unknown[]; failureSummary?: string }[];
+    }
+    const r = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+      resultTypes: ["violations"],
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n) => ({ target: JSON.stringify(n.target), summary: n.failureSummary })),
+    }));
+  });
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) =>
+      v.nodes.map((n) => `${v.id}: ${n.target} (${n.summary?.split("\n")[1] ?? ""})`)
+    );
+}
