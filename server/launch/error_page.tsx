@@ -1,7 +1,7 @@
 /**
  * HTML pages that reach the host app through postMessage (server/launch/host_messages.ts): the
  * launch error page, and the page a session answers when the browser refused the launch's login
- * cookie. Each posts one `portal-launcher:error` message to window.parent or window.opener, only
+ * cookie. Each posts one `MESSAGE_TYPES.error` message to window.parent or window.opener, only
  * to the app's exact allowed origins; its inline style and script carry the request's CSP nonce.
  */
 import { raw } from "hono/html";

@@ -23,7 +23,7 @@ export const HOST_PROTOCOL_VERSION = 1;
 /** The `code` of the error a session page posts when the browser refused the login cookie. */
 export const COOKIES_BLOCKED = "cookies_blocked";
 
-/** What the agent did to the session (`portal-launcher:session`). */
+/** What the agent did to the session (`MESSAGE_TYPES.session`). */
 export const SESSION_CHANGES = [
   "closed",
   "reopened",
@@ -41,7 +41,7 @@ export interface MessageFieldError {
   message: string;
 }
 
-/** `portal-launcher:ready`: the session screen is shown. */
+/** `MESSAGE_TYPES.ready`: the session screen is shown. */
 export interface ReadyMessage {
   type: typeof MESSAGE_TYPES.ready;
   version: number;
@@ -50,14 +50,14 @@ export interface ReadyMessage {
   flavor: string;
 }
 
-/** `portal-launcher:resize`: the page's content height, in CSS pixels. */
+/** `MESSAGE_TYPES.resize`: the page's content height, in CSS pixels. */
 export interface ResizeMessage {
   type: typeof MESSAGE_TYPES.resize;
   version: number;
   height: number;
 }
 
-/** `portal-launcher:session`: the agent changed the session. */
+/** `MESSAGE_TYPES.session`: the agent changed the session. */
 export interface SessionMessage {
   type: typeof MESSAGE_TYPES.session;
   version: number;
@@ -66,7 +66,7 @@ export interface SessionMessage {
 }
 
 /**
- * `portal-launcher:error`: the launch was refused (`status`, `message`, `errors`), or the portal
+ * `MESSAGE_TYPES.error`: the launch was refused (`status`, `message`, `errors`), or the portal
  * cannot work where it was opened (`code: "cookies_blocked"`).
  */
 export interface ErrorMessage {
