@@ -32,14 +32,10 @@ function base64(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
- * const signedRequest = await signLaunch({
- *   algorithm: "HMACSHA256",
- *   context: {
- *     user: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
- *     environment: { parameters: { contactId: "C42" } },
- *   },
- * }, process.env.PORTAL_API_KEY);
- * // POST it as the form field signed_request to {portalUrl}/api/auth/app/<appName>
+ * // payload: {algorithm, issuedAt, nonce, context: {user, environment: {parameters}}}
+ * // (docs/launch-protocol.md); createSignHandler builds it for you.
+ * const signedRequest = await signLaunch(payload, process.env.PORTAL_API_KEY);
+ * // POST it as the form field signed_request to the app's launch URL
  * ```
  */
 export async function signLaunch(payload: unknown, apiKey: string): Promise<string> {

@@ -18,7 +18,7 @@ import type { FieldProblem, LaunchProblem } from "./mod.ts";
  * import { validateLaunchPayload } from "@portal-launcher/signer/validate";
  *
  * validateLaunchPayload({
- *   algorithm: "HMACSHA256",
+ *   ...payload, // algorithm, issuedAt, nonce
  *   context: {
  *     user: { email: "nope", first_name: "Ada", last_name: "L" },
  *     environment: { parameters: {} },
