@@ -127,7 +127,11 @@ Deno.test(`repo: no source file is over ${MAX_LINES} lines except data tables`, 
 
 Deno.test("repo: the launch contract's names are written once, in contract.ts", async () => {
   const CONTRACT = "server/launch/contract.ts";
-  const names = [/"HMACSHA256"/, /portal-launcher:(error|ready|resize|session)/, /\/api\/auth\/app\//];
+  const names = [
+    /"HMACSHA256"/,
+    /portal-launcher:(error|ready|resize|session)/,
+    /\/api\/auth\/app\//,
+  ];
   const copies: string[] = [];
   for (const path of await allFiles()) {
     const file = rel(path);
