@@ -169,7 +169,7 @@ export function AppDetail(
         Build this payload (spec §2.2), sign it with the API key and POST it as{" "}
         <code>signed_request</code> to the launch URL.
       </p>
-      <pre id="template" data-testid="template" tabindex={0} aria-label="JSON template">
+      <pre id="template" tabindex={0} aria-label="JSON template" data-testid="template">
         {template}
       </pre>
       <button type="button" id="copy-template" class="secondary">Copy template</button>
