@@ -71,7 +71,7 @@ const fixture = sharedFixture<Fixture>(async () => {
   };
 }, (f) => f.close());
 
-/** The host page: two iframe launchers (autoresize) and a tab launcher; events are recorded. */
+/** The host page: two iframe launchers (autoresize), a tab and a self launcher; events recorded. */
 function hostPage(portal: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mock CRM</title>
 <script type="module" src="${portal}/portal/widget/portal-launcher.js"></script>
@@ -86,6 +86,7 @@ function hostPage(portal: string): string {
   style="--portal-launcher-frame-height: 300px; --portal-launcher-frame-min-height: 150px"></portal-launcher>
 <portal-launcher id="b" sign-url="/sign" target="iframe" autoresize label="Open B"></portal-launcher>
 <portal-launcher id="t" sign-url="/sign" label="Open in a tab"></portal-launcher>
+<portal-launcher id="s" sign-url="/sign" target="self" label="Open here"></portal-launcher>
 </main></body></html>`;
 }
 
