@@ -32,6 +32,7 @@ const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
 // The V8 flags `deno task start` runs the service with, read from deno.json.
 const START = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks.start.command as string;
 const V8_FLAGS = START.split(" ").filter((word) => word.startsWith("--v8-flags="));
+const BENCH_APP = { appName: "bench", name: "Bench", authType: "signed_request" };
 const CLIENT = { id: "bench", secret: "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz" };
 
 const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
@@ -163,15 +164,9 @@ try {
   const app = await (await fetch(`${base}/api/v1/admin/apps`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    // wrk cycles through pre-signed bodies, which "required" replay protection refuses by
-    // design (each signed request launches once): the bench app accepts requests without
-    // issuedAt; `deno task bench-nonce` measures what the nonce costs.
-    body: JSON.stringify({
-      appName: "bench",
-      name: "Bench",
-      authType: "signed_request",
-      replayProtection: "optional",
-    }),
+    // wrk replays pre-signed bodies, which "required" refuses by design: "optional" accepts
+    // them without issuedAt (`deno task bench-nonce` measures the nonce's cost).
+    body: JSON.stringify({ ...BENCH_APP, replayProtection: "optional" }),
   })).json();
 
   console.log(`signing ${SIGNED} distinct launches (half new sessions, half existing) ...`);
