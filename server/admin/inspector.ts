@@ -130,7 +130,7 @@ export async function inspectSignedRequest(
     ]);
   }
   // The launch endpoint's own transport repair ('+' sent as spaces, Base64 wrapped in lines).
-  const { value, warning: repaired } = repairSignedRequest(raw.trim());
+  const { value, warning: repaired } = repairSignedRequest(raw);
   const out: Inspection = {
     appName: app.appName,
     signature: "malformed",

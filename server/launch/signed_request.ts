@@ -39,7 +39,9 @@ export interface RepairWarning extends LaunchWarning {
  */
 export function repairSignedRequest(raw: string): { value: string; warning: RepairWarning | null } {
   const repairs: RepairWarning["repairs"] = [];
-  let value = raw;
+  // The ends are trimmed, except leading spaces: a signature may start with '+', which arrives as
+  // a space (1 signature in 64), while the payload, Base64 of a JSON object, never ends with '+'.
+  let value = raw.replace(/^[\t\r\n]+/, "").trimEnd();
   if (/[\r\n]/.test(value)) {
     value = value.replace(/[\r\n]+/g, "");
     repairs.push("line_breaks_removed");
@@ -137,7 +139,7 @@ export async function verifySignedRequest(
   if (given === undefined || given.trim() === "") {
     throw new AppError(400, "missing_signed_request", "The form field signed_request is required");
   }
-  const { value: raw, warning: repaired } = repairSignedRequest(given.trim());
+  const { value: raw, warning: repaired } = repairSignedRequest(given);
   const dot = raw.indexOf(".");
   if (dot <= 0 || dot === raw.length - 1) {
     throw new AppError(

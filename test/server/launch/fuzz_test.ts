@@ -176,7 +176,9 @@ const mutatedPayload = fc.tuple(
     maxLength: 3,
   }),
 ).map(([payload, mutations]) => {
-  for (const [path, value] of mutations) setPath(payload, path, value);
+  // Clone each value: constantFrom hands out the same object every run, and writing into it would
+  // carry one run's mutations into the next (even into cycles).
+  for (const [path, value] of mutations) setPath(payload, path, structuredClone(value));
   return payload;
 });
 

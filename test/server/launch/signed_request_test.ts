@@ -175,3 +175,17 @@ Deno.test("signed_request: a payload nested deeper than 16 levels is refused bef
   const ok = await verifySignedRequest(await signPayload(brackets, "k"), ["k"]);
   assert.equal(ok.payload.note, "[[[[[[[[[[[[[[[[[[[[[[[[", "brackets inside strings do not count");
 });
+
+Deno.test("codec: a signature that starts with '+' still verifies when the '+' arrived as a space", async () => {
+  const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
+  // About one signature in 64 starts with '+': find one deterministically.
+  let signed = "";
+  for (let i = 0; !signed.startsWith("+"); i++) {
+    signed = await signPayload(JSON.stringify({ algorithm: "HMACSHA256", n: i }), key);
+  }
+  const verified = await verifySignedRequest(signed.replaceAll("+", " "), [key]);
+  assert.deepEqual(verified.repaired?.repairs, ["spaces_to_plus"]);
+  // Stray line breaks and trailing blanks around it are still trimmed.
+  const padded = await verifySignedRequest(`\r\n${signed}  \n`, [key]);
+  assert.equal(padded.repaired, null);
+});
