@@ -6,12 +6,10 @@
 import { type Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { clientAddress } from "../http/client_address.ts";
-import { postedFromAnotherSite } from "../http/cross_site.ts";
-import { publicOrigin } from "../http/public_origin.ts";
 import { PasswordSignIn } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
-import { issueSignInToken, SIGN_IN_TOKEN, signInTokenMatches } from "../auth/sign_in_token.ts";
+import { issueSignInToken } from "../auth/sign_in_token.ts";
+import { postedSignIn } from "../auth/sign_in_form.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { safeNext } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
@@ -65,33 +63,26 @@ export function portalSignInRoutes(deps: Deps): Hono<AppEnv> {
     }));
 
   app.post("/login", async (c) => {
-    const form = await c.req.parseBody();
-    const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
-    const password = typeof form.password === "string" ? form.password : "";
-    const next = safeNext(prefix, form.next, `${prefix}/sessions`);
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
-      return loginForm(c, { next, email, error: "crossSiteSignIn" }, 403);
+    const { email, next: asked, outcome } = await postedSignIn(deps, c, signIn);
+    const next = safeNext(prefix, asked, `${prefix}/sessions`);
+    switch (outcome.kind) {
+      case "ok":
+        setPortalCookie(c, prefix, outcome.token);
+        return c.redirect(next, 303);
+      case "cross_site":
+        return loginForm(c, { next, email, error: "crossSiteSignIn" }, 403);
+      case "expired":
+        return loginForm(c, { next, email, error: "expired" }, 403);
+      case "wait":
+        return loginForm(c, {
+          next,
+          email,
+          error: "tooManyAttempts",
+          vars: { minutes: String(Math.ceil(outcome.ms / 60_000)) },
+        }, 429);
+      case "refused":
+        return loginForm(c, { next, email, error: "badLogin" }, 401);
     }
-    if (!signInTokenMatches(c, form[SIGN_IN_TOKEN])) {
-      return loginForm(c, { next, email, error: "expired" }, 403);
-    }
-    const result = await signIn.attempt(deps, {
-      email,
-      password,
-      address: clientAddress(deps, c) ?? "unknown",
-    });
-    if (result.kind === "wait") {
-      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
-      return loginForm(c, {
-        next,
-        email,
-        error: "tooManyAttempts",
-        vars: { minutes: String(Math.ceil(result.ms / 60_000)) },
-      }, 429);
-    }
-    if (result.kind === "refused") return loginForm(c, { next, email, error: "badLogin" }, 401);
-    setPortalCookie(c, prefix, result.token);
-    return c.redirect(next, 303);
   });
 
   return app;

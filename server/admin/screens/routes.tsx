@@ -7,13 +7,11 @@
 import { type Context, Hono } from "hono";
 import { limitBody } from "../../http/body_limit.ts";
 import { deleteLogin } from "../../../db/queries/logins.ts";
-import { clientAddress } from "../../http/client_address.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../http/errors.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
-import { postedFromAnotherSite } from "../../http/cross_site.ts";
-import { issueSignInToken, SIGN_IN_TOKEN, signInTokenMatches } from "../../auth/sign_in_token.ts";
-import { publicOrigin } from "../../http/public_origin.ts";
+import { issueSignInToken, SIGN_IN_TOKEN } from "../../auth/sign_in_token.ts";
+import { postedSignIn } from "../../auth/sign_in_form.ts";
 import { ADMIN_LOGIN_HOURS, clearAdminCookie, setAdminCookie } from "../../auth/cookies.ts";
 import { appDetailScreens } from "./app_detail.tsx";
 import { deliveriesScreens } from "./deliveries_screens.tsx";
@@ -107,53 +105,32 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   );
 
   app.post("/login", async (c) => {
-    const form = await c.req.parseBody();
-    const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
-    const password = typeof form.password === "string" ? form.password : "";
-    const next = safeNext(form.next);
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
-      return loginPage(c, {
-        next,
-        email,
-        errors: {},
-        error: "This sign-in form was sent from another site. Sign in on this page instead.",
-      }, 403);
+    const { email, password, next: asked, outcome } = await postedSignIn(deps, c, signIn);
+    const next = safeNext(asked);
+    const page = (error: string, status: 401 | 403 | 429, errors: Errors = {}) =>
+      loginPage(c, { next, email, errors, error }, status);
+    switch (outcome.kind) {
+      case "ok":
+        setAdminCookie(c, deps.config.publicUrl, outcome.token);
+        return c.redirect(next, 303);
+      case "cross_site":
+        return page(
+          "This sign-in form was sent from another site. Sign in on this page instead.",
+          403,
+        );
+      case "expired":
+        return page("This form expired. Sign in again.", 403);
+      case "wait":
+        return page(
+          `Too many failed attempts. Try again in ${Math.ceil(outcome.ms / 60_000)} minutes.`,
+          429,
+        );
+      case "refused":
+        return page("Wrong e-mail or password, or not an administrator.", 401, {
+          ...(email ? {} : { email: "required" }),
+          ...(password ? {} : { password: "required" }),
+        });
     }
-    if (!signInTokenMatches(c, form[SIGN_IN_TOKEN])) {
-      return loginPage(c, {
-        next,
-        email,
-        errors: {},
-        error: "This form expired. Sign in again.",
-      }, 403);
-    }
-    const result = await signIn.attempt(deps, {
-      email,
-      password,
-      address: clientAddress(deps, c) ?? "unknown",
-    });
-    if (result.kind === "wait") {
-      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
-      return loginPage(c, {
-        next,
-        email,
-        errors: {},
-        error: `Too many failed attempts. Try again in ${Math.ceil(result.ms / 60_000)} minutes.`,
-      }, 429);
-    }
-    if (result.kind === "refused") {
-      const errors: Errors = {};
-      if (!email) errors.email = "required";
-      if (!password) errors.password = "required";
-      return loginPage(c, {
-        next,
-        email,
-        errors,
-        error: "Wrong e-mail or password, or not an administrator.",
-      }, 401);
-    }
-    setAdminCookie(c, deps.config.publicUrl, result.token);
-    return c.redirect(next, 303);
   });
 
   app.route("/", adminPasswordResetScreens(deps));
