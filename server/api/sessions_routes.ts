@@ -2,7 +2,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { deliveries } from "../callbacks/delivery_log.ts";
 import { DeliverySchema, deliveryView } from "./deliveries_routes.ts";
-import { listSessions, sessionById } from "../../db/queries/sessions.ts";
+import { listSessions, sessionById, type SessionRow } from "../../db/queries/sessions.ts";
+import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
@@ -27,6 +28,15 @@ const tags = ["Sessions"];
 /** Builds the sessions sub-app. */
 export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  /** The session, or 404 when it is missing or outside the caller's app scope. */
+  async function scopedSession(c: Context<AppEnv>, id: number): Promise<SessionRow> {
+    const row = await sessionById(deps.sql, id);
+    if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
+      throw new AppError(404, "session_not_found", `Session ${id} not found`);
+    }
+    return row;
+  }
   const read = requireScope(deps.auth, "sessions:read");
   const write = requireScope(deps.auth, "sessions:write");
 
@@ -48,11 +58,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await sessionById(deps.sql, id);
-      if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
-        throw new AppError(404, "session_not_found", `Session ${id} not found`);
-      }
-      return jsonWithEtag(c, sessionView(row));
+      return jsonWithEtag(c, sessionView(await scopedSession(c, id)));
     },
   );
 
@@ -108,10 +114,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const before = await sessionById(deps.sql, id);
-      if (!before || !inAppScope(await appScope(deps, c), before.appId)) {
-        throw new AppError(404, "session_not_found", `Session ${id} not found`);
-      }
+      await scopedSession(c, id);
       await changeSession(deps, id, c.req.valid("json"), { agentId: null, via: "api" });
       const row = await sessionById(deps.sql, id);
       if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
@@ -136,10 +139,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await sessionById(deps.sql, id);
-      if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
-        throw new AppError(404, "session_not_found", `Session ${id} not found`);
-      }
+      await scopedSession(c, id);
       const rows = await deliveries(deps, { sessionId: id, limit: 200 });
       c.header("Cache-Control", "no-store");
       return c.json({ items: rows.map(deliveryView) }, 200);
