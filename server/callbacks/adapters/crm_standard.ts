@@ -17,7 +17,7 @@
  * `{instanceUrl}/services/data/v62.0/sobjects/Portal_Event__c/Webhook_Id__c/{webhookId}` with
  * method PATCH. docs/crm.md shows a worked example.
  */
-import { type Adapter, expandUrl, JSON_HEADERS, type LaunchMapping } from "./mod.ts";
+import { type Adapter, eventUrl, JSON_HEADERS, type LaunchMapping } from "./mod.ts";
 
 type Json = Record<string, unknown>;
 
@@ -103,11 +103,7 @@ export const crmStandardAdapter: Adapter = {
     const data = event.body.data;
     const person = (value: unknown) => object(value);
     return {
-      url: expandUrl(target.callbackUrl, {
-        referenceId: event.referenceId,
-        webhookId: event.webhookId,
-        instanceUrl: target.crm?.instanceUrl ?? null,
-      }),
+      url: eventUrl(event, target),
       method: target.callbackMethod,
       headers: { ...JSON_HEADERS },
       body: JSON.stringify({

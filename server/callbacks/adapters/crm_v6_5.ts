@@ -11,7 +11,7 @@
  * so a redelivery is recognised by the CRM. Session statuses are written in the CRM's words
  * (open → "In Progress", closed → "Resolved"). docs/crm.md shows a worked example.
  */
-import { type Adapter, expandUrl, JSON_HEADERS } from "./mod.ts";
+import { type Adapter, asContract, eventUrl, JSON_HEADERS } from "./mod.ts";
 
 /** Activity subjects, in the CRM's words. */
 const SUBJECTS: Record<string, string> = {
@@ -30,17 +30,13 @@ const CASE_STATUS: Record<string, string> = { open: "In Progress", closed: "Reso
 export const crmV65Adapter: Adapter = {
   id: "crm_v6_5",
   auth: "client_credentials",
-  mapLaunch: (decoded) => ({ payload: decoded, logged: decoded, crm: null, warnings: [] }),
+  mapLaunch: asContract,
   buildRequest(event, target) {
     const data = event.body.data;
     const assignee = data.assignee as { email?: string } | null | undefined;
     const customer = data.customer as { externalId?: string } | null | undefined;
     return {
-      url: expandUrl(target.callbackUrl, {
-        referenceId: event.referenceId,
-        webhookId: event.webhookId,
-        instanceUrl: target.crm?.instanceUrl ?? null,
-      }),
+      url: eventUrl(event, target),
       method: target.callbackMethod,
       headers: { ...JSON_HEADERS, "Idempotency-Key": event.webhookId },
       body: JSON.stringify({

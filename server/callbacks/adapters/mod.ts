@@ -91,6 +91,23 @@ export function expandUrl(
     .replaceAll("{webhookId}", encodeURIComponent(v.webhookId));
 }
 
+/** The URL an event goes to: the app's callback URL template expanded for the event. */
+export function eventUrl(event: OutboundEvent, target: OutboundTarget): string {
+  return expandUrl(target.callbackUrl, {
+    referenceId: event.referenceId,
+    webhookId: event.webhookId,
+    instanceUrl: target.crm?.instanceUrl ?? null,
+  });
+}
+
+/** The launch mapping of classes that receive the payload contract itself. */
+export const asContract: Adapter["mapLaunch"] = (decoded) => ({
+  payload: decoded,
+  logged: decoded,
+  crm: null,
+  warnings: [],
+});
+
 /** JSON request headers. */
 export const JSON_HEADERS = {
   "Content-Type": "application/json",
