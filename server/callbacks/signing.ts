@@ -6,9 +6,8 @@
  */
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import { randomBytes } from "../crypto/random_token.ts";
+import { hmacSha256 } from "../crypto/hmac.ts";
 import { SECRET_BYTES, SECRET_PREFIX, WEBHOOK_HEADERS } from "./contract.ts";
-
-const encoder = new TextEncoder();
 
 /** A new callback signing secret: `whsec_` + Base64 of 32 random bytes. */
 export function generateCallbackSecret(): string {
@@ -31,19 +30,8 @@ export async function signMessage(
   timestampSeconds: number,
   body: string,
 ): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    keyBytes(secret) as BufferSource,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    encoder.encode(`${webhookId}.${timestampSeconds}.${body}`),
-  );
-  return `v1,${encodeBase64(new Uint8Array(mac))}`;
+  const mac = await hmacSha256(keyBytes(secret), `${webhookId}.${timestampSeconds}.${body}`);
+  return `v1,${encodeBase64(mac)}`;
 }
 
 /** The three Standard Webhooks headers of one attempt, signed with every given secret. */

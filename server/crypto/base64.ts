@@ -1,12 +1,22 @@
-/** Strict Base64 codec: the standard or URL-safe alphabet, padded or not, never whitespace. */
+/**
+ * Strict Base64 codec: the standard or URL-safe alphabet, padded or not, never whitespace. No
+ * imports (the signer package bundles the encoder).
+ */
 
 const STANDARD = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE = /^[A-Za-z0-9_-]*={0,2}$/;
 
-/** Encodes bytes (or text as UTF-8) as standard padded Base64. */
+/**
+ * Encodes bytes (or text as UTF-8) as standard padded Base64. Written with `btoa` so that it runs
+ * on Node >= 18 too: the signer package bundles it.
+ */
 export function encodeBase64(data: Uint8Array | string): string {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  return bytes.toBase64();
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
 }
 
 /** Encodes bytes as URL-safe Base64 without padding. */

@@ -2,7 +2,7 @@
  * The signed_request codec (spec §4.1, §5.1): `<signature>.<encoded_payload>`, where signature is
  * Base64(HMAC-SHA256(key = UTF-8 API key, message = ASCII bytes of encoded_payload)). Pure: no I/O.
  */
-import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
+import { decodeBase64 } from "../crypto/base64.ts";
 import { AppError } from "../http/errors.ts";
 
 import { ALGORITHM, PAYLOAD_LIMITS } from "./contract.ts";
@@ -70,22 +70,21 @@ export function repairSignedRequest(raw: string): { value: string; warning: Repa
   };
 }
 
-// Imported HMAC keys by usage and key text: importing costs as much as a verification.
+// Imported verification keys by key text: importing costs as much as a verification.
 const importedKeys = new Map<string, Promise<CryptoKey>>();
 const MAX_IMPORTED_KEYS = 1000;
 
-function hmacKey(key: string, usage: "sign" | "verify"): Promise<CryptoKey> {
-  const id = `${usage}:${key}`;
-  let found = importedKeys.get(id);
+function verifyKey(key: string): Promise<CryptoKey> {
+  let found = importedKeys.get(key);
   if (!found) {
     found = crypto.subtle.importKey(
       "raw",
       encoder.encode(key),
       { name: "HMAC", hash: "SHA-256" },
       false,
-      [usage],
+      ["verify"],
     );
-    importedKeys.set(id, found);
+    importedKeys.set(key, found);
     if (importedKeys.size > MAX_IMPORTED_KEYS) {
       importedKeys.delete(importedKeys.keys().next().value!);
     }
@@ -93,17 +92,8 @@ function hmacKey(key: string, usage: "sign" | "verify"): Promise<CryptoKey> {
   return found;
 }
 
-/** Signs a JSON text: Base64 of its UTF-8 bytes, HMAC-SHA256 over that, joined by a period. */
-export async function signPayload(payloadJson: string, key: string): Promise<string> {
-  const encodedPayload = encodeBase64(payloadJson);
-  return `${await hmacBase64(encodedPayload, key)}.${encodedPayload}`;
-}
-
-/** Base64 of HMAC-SHA256 over the UTF-8 bytes of `text`, keyed with `key`. */
-export async function hmacBase64(text: string, key: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(key, "sign"), encoder.encode(text));
-  return encodeBase64(new Uint8Array(mac));
-}
+/** Signing lives with the other HMACs; re-exported for the launch's callers and tests. */
+export { hmacBase64, signPayload } from "../crypto/hmac.ts";
 
 function invalidSignature(): AppError {
   return new AppError(401, "invalid_signature", "Invalid signature");
@@ -121,7 +111,7 @@ export async function signatureMatches(raw: string, key: string): Promise<boolea
   }
   return await crypto.subtle.verify(
     "HMAC",
-    await hmacKey(key, "verify"),
+    await verifyKey(key),
     signature as BufferSource,
     encoder.encode(encodedPayload),
   );

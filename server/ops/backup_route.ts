@@ -10,21 +10,13 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { timingSafeEqual } from "../crypto/hashing.ts";
+import { hmacSha256 } from "../crypto/hmac.ts";
 import { log } from "../log.ts";
-
-const encoder = new TextEncoder();
 
 /** The proof `deno task backup` sends: `<seconds>.<hmac>`. */
 export async function backupProof(secretKey: string, seconds: number): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secretKey),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`backup.${seconds}`));
-  return `${seconds}.${encodeBase64Url(new Uint8Array(mac))}`;
+  const mac = await hmacSha256(secretKey, `backup.${seconds}`);
+  return `${seconds}.${encodeBase64Url(mac)}`;
 }
 
 /** The route, given the database's dump function and the secret key. */

@@ -14,16 +14,7 @@ import {
   launchUrl,
   validateUrl,
 } from "../../server/launch/contract.ts";
-
-const encoder = new TextEncoder();
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
+import { signPayload } from "../../server/crypto/hmac.ts";
 
 /**
  * Signs a launch payload: Base64 of the UTF-8 JSON, HMAC-SHA256 over that Base64 text keyed with
@@ -39,17 +30,7 @@ function base64(bytes: Uint8Array): string {
  * ```
  */
 export async function signLaunch(payload: unknown, apiKey: string): Promise<string> {
-  const json = typeof payload === "string" ? payload : JSON.stringify(payload);
-  const encoded = base64(encoder.encode(json));
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(apiKey),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(encoded));
-  return `${base64(new Uint8Array(mac))}.${encoded}`;
+  return await signPayload(typeof payload === "string" ? payload : JSON.stringify(payload), apiKey);
 }
 
 /** The agent, from the host's own authentication (docs/spec.md §2.2 context.user). */
