@@ -6,7 +6,7 @@ import { SCOPES } from "../../oauth/scopes.ts";
 import { CALLBACK_METHODS, TOKEN_AUTH_METHODS } from "../../callbacks/contract.ts";
 import { SUBSCRIBABLE_EVENTS } from "../callback_settings.ts";
 import { all, str } from "./form_helpers.ts";
-import { type AdminContext, Check, Csrf, type Errors, Field } from "./layout.tsx";
+import { type AdminContext, Check, Checks, Csrf, type Errors, Field } from "./layout.tsx";
 
 /** What the app form holds, as typed. */
 export interface AppForm {
@@ -226,19 +226,13 @@ export function AppFormView(
         rows={3}
         hint="One origin per line, e.g. https://crm.example.com or https://*.example.com. They may frame the portal, receive its errors and call the dry run."
       />
-      <fieldset>
-        <legend>API client scopes</legend>
-        {SCOPES.map((s) => (
-          <Check
-            key={s}
-            name="clientScopes"
-            value={s}
-            label={s}
-            checked={f.clientScopes.includes(s)}
-          />
-        ))}
-        {errors.clientScopes ? <p class="field-error">{errors.clientScopes}</p> : null}
-      </fieldset>
+      <Checks
+        name="clientScopes"
+        legend="API client scopes"
+        options={[...SCOPES]}
+        chosen={f.clientScopes}
+        errors={errors}
+      />
       <fieldset>
         <legend>Callbacks to the CRM</legend>
         <Field
@@ -255,19 +249,13 @@ export function AppFormView(
           errors={errors}
           options={CALLBACK_METHODS.map((m) => [m, m])}
         />
-        <fieldset>
-          <legend>Events sent</legend>
-          {SUBSCRIBABLE_EVENTS.map((t) => (
-            <Check
-              key={t}
-              name="callbackEvents"
-              value={t}
-              label={t}
-              checked={f.callbackEvents.includes(t)}
-            />
-          ))}
-          {errors.callbackEvents ? <p class="field-error">{errors.callbackEvents}</p> : null}
-        </fieldset>
+        <Checks
+          name="callbackEvents"
+          legend="Events sent"
+          options={[...SUBSCRIBABLE_EVENTS]}
+          chosen={f.callbackEvents}
+          errors={errors}
+        />
         <Field
           name="tokenUrl"
           label="Token URL (OAuth 2.0 apps)"

@@ -155,6 +155,31 @@ export function Check(
   );
 }
 
+/** A group of checkboxes for one multi-valued field, with its legend and its error. */
+export function Checks(props: {
+  name: string;
+  legend: string;
+  options: string[];
+  chosen: string[];
+  errors: Errors;
+}): JSX.Element {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.map((option) => (
+        <Check
+          key={option}
+          name={props.name}
+          value={option}
+          label={option}
+          checked={props.chosen.includes(option)}
+        />
+      ))}
+      {props.errors[props.name] ? <p class="field-error">{props.errors[props.name]}</p> : null}
+    </fieldset>
+  );
+}
+
 /** A message above a form: a notice, or an alert listing what was refused. */
 export function Banner(props: { notice?: string | null; error?: string | null }): JSX.Element {
   return (
