@@ -44,6 +44,25 @@ export interface CallbackFixture {
   deliveries(appName: string, query?: string): Promise<Json[]>;
 }
 
+/**
+ * A test body run with the file's fixture and a fresh mock CRM, which is closed afterwards
+ * whatever happens.
+ */
+export function withCrm(
+  fixture: () => Promise<CallbackFixture>,
+  body: (f: CallbackFixture, crm: CrmServer) => Promise<void>,
+): () => Promise<void> {
+  return async () => {
+    const f = await fixture();
+    const crm = startCrmServer();
+    try {
+      await body(f, crm);
+    } finally {
+      await crm.close();
+    }
+  };
+}
+
 /** One fixture per backend, shared by the tests of the calling file. */
 export function callbackFixtures(
   backends: Backend[],

@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { backends } from "../../helpers/db.ts";
 import { startTestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
-import { callbackFixtures, startCrmServer } from "./fixture.ts";
+import { callbackFixtures, withCrm } from "./fixture.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { claimDueEvents, insertClaimedPing } from "../../../db/queries/callback_events.ts";
@@ -83,174 +83,156 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
   Deno.test(
     name("the callback secret is shown once and rotates with an overlap"),
     opts,
-    async () => {
-      const f = await fixture();
-      const crm = startCrmServer();
-      try {
-        const app = await f.app(crm);
-        assert.match(app.callbackSecret, /^whsec_/);
-        const read = await (await f.svc.api("GET", `/api/v1/admin/apps/${app.appName}`, f.admin))
-          .json();
-        assert.equal(read.callbackSecret, `••••••••${app.callbackSecret.slice(-4)}`);
-        assert.deepEqual(read.callbackEvents.length, 7, "all types by default");
-        assert.equal(read.callbackMethod, "POST");
-        const rotated = await (await f.svc.api(
-          "POST",
-          `/api/v1/admin/apps/${app.appName}/callback-secret`,
-          f.admin,
-          { previousSecretValidSeconds: 3600 },
-        )).json();
-        assert.match(rotated.callbackSecret, /^whsec_/);
-        assert.ok(Date.parse(rotated.previousSecretExpiresAt) > Date.now() + 3500_000);
-        const ping = await (await f.svc.api(
-          "POST",
-          `/api/v1/admin/apps/${app.appName}/callbacks/test`,
-          f.admin,
-        )).json();
-        assert.equal(ping.delivered, true);
-        assert.equal(ping.attempt.statusCode, 200);
-        const [got] = crm.received.slice(-1);
-        assert.equal((got.json as Json).type, "ping");
-        assert.equal(got.headers["webhook-id"], ping.webhookId);
-        assert.equal(got.headers["webhook-signature"].split(" ").length, 2, "both signatures");
-        for (const secret of [app.callbackSecret, rotated.callbackSecret]) {
-          new Webhook(secret).verify(got.body, got.headers);
-        }
-        const dropped = await (await f.svc.api(
-          "POST",
-          `/api/v1/admin/apps/${app.appName}/callback-secret`,
-          f.admin,
-          { previousSecretValidSeconds: 0 },
-        )).json();
-        await f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
-          .then((r) => r.body?.cancel());
-        const [last] = crm.received.slice(-1);
-        assert.equal(last.headers["webhook-signature"].split(" ").length, 1);
-        new Webhook(dropped.callbackSecret).verify(last.body, last.headers);
-        assert.throws(() => new Webhook(rotated.callbackSecret).verify(last.body, last.headers));
-        const none = await f.app(crm, { callbackUrl: null });
-        const refused = await f.svc.api(
-          "POST",
-          `/api/v1/admin/apps/${none.appName}/callbacks/test`,
-          f.admin,
-        );
-        assert.equal(refused.status, 409);
-        assert.equal((await refused.json()).code, "callbacks_not_configured");
-      } finally {
-        await crm.close();
+    withCrm(fixture, async (f, crm) => {
+      const app = await f.app(crm);
+      assert.match(app.callbackSecret, /^whsec_/);
+      const read = await (await f.svc.api("GET", `/api/v1/admin/apps/${app.appName}`, f.admin))
+        .json();
+      assert.equal(read.callbackSecret, `••••••••${app.callbackSecret.slice(-4)}`);
+      assert.deepEqual(read.callbackEvents.length, 7, "all types by default");
+      assert.equal(read.callbackMethod, "POST");
+      const rotated = await (await f.svc.api(
+        "POST",
+        `/api/v1/admin/apps/${app.appName}/callback-secret`,
+        f.admin,
+        { previousSecretValidSeconds: 3600 },
+      )).json();
+      assert.match(rotated.callbackSecret, /^whsec_/);
+      assert.ok(Date.parse(rotated.previousSecretExpiresAt) > Date.now() + 3500_000);
+      const ping = await (await f.svc.api(
+        "POST",
+        `/api/v1/admin/apps/${app.appName}/callbacks/test`,
+        f.admin,
+      )).json();
+      assert.equal(ping.delivered, true);
+      assert.equal(ping.attempt.statusCode, 200);
+      const [got] = crm.received.slice(-1);
+      assert.equal((got.json as Json).type, "ping");
+      assert.equal(got.headers["webhook-id"], ping.webhookId);
+      assert.equal(got.headers["webhook-signature"].split(" ").length, 2, "both signatures");
+      for (const secret of [app.callbackSecret, rotated.callbackSecret]) {
+        new Webhook(secret).verify(got.body, got.headers);
       }
-    },
+      const dropped = await (await f.svc.api(
+        "POST",
+        `/api/v1/admin/apps/${app.appName}/callback-secret`,
+        f.admin,
+        { previousSecretValidSeconds: 0 },
+      )).json();
+      await f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
+        .then((r) => r.body?.cancel());
+      const [last] = crm.received.slice(-1);
+      assert.equal(last.headers["webhook-signature"].split(" ").length, 1);
+      new Webhook(dropped.callbackSecret).verify(last.body, last.headers);
+      assert.throws(() => new Webhook(rotated.callbackSecret).verify(last.body, last.headers));
+      const none = await f.app(crm, { callbackUrl: null });
+      const refused = await f.svc.api(
+        "POST",
+        `/api/v1/admin/apps/${none.appName}/callbacks/test`,
+        f.admin,
+      );
+      assert.equal(refused.status, 409);
+      assert.equal((await refused.json()).code, "callbacks_not_configured");
+    }),
   );
 
   Deno.test(
     name("a test ping is written claimed: the background worker cannot take it first"),
     opts,
-    async () => {
-      const f = await fixture();
-      const crm = startCrmServer();
-      try {
-        const app = await f.app(crm);
-        const [row] = await f.svc.db.sql<{ id: number }[]>`
+    withCrm(fixture, async (f, crm) => {
+      const app = await f.app(crm);
+      const [row] = await f.svc.db.sql<{ id: number }[]>`
           select id from apps where app_name = ${app.appName}`;
-        const ping = await insertClaimedPing(f.svc.db.sql, row.id, { type: "ping" }, 60_000);
-        assert.ok(ping);
-        assert.equal(ping.attempts, 1);
-        const due = await claimDueEvents(f.svc.db.sql, 1000, 300);
-        assert.ok(!due.some((e) => e.id === ping.id), "a leased ping is not due");
-        // Many test events in a row, each answered by its own delivery, with the worker polling.
-        const answers = await Promise.all(
-          Array.from(
-            { length: 8 },
-            () =>
-              f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
-                .then((r) => r.json()),
-          ),
-        );
-        for (const answer of answers) assert.equal(answer.delivered, true, JSON.stringify(answer));
-      } finally {
-        await crm.close();
-      }
-    },
+      const ping = await insertClaimedPing(f.svc.db.sql, row.id, { type: "ping" }, 60_000);
+      assert.ok(ping);
+      assert.equal(ping.attempts, 1);
+      const due = await claimDueEvents(f.svc.db.sql, 1000, 300);
+      assert.ok(!due.some((e) => e.id === ping.id), "a leased ping is not due");
+      // Many test events in a row, each answered by its own delivery, with the worker polling.
+      const answers = await Promise.all(
+        Array.from(
+          { length: 8 },
+          () =>
+            f.svc.api("POST", `/api/v1/admin/apps/${app.appName}/callbacks/test`, f.admin)
+              .then((r) => r.json()),
+        ),
+      );
+      for (const answer of answers) assert.equal(answer.delivered, true, JSON.stringify(answer));
+    }),
   );
 
   Deno.test(
     name("crm_standard: a Canvas launch calls back into its instance with its token"),
     opts,
-    async () => {
-      const f = await fixture();
-      const crm = startCrmServer();
-      try {
-        crm.requireToken = true;
-        crm.accepted.add("canvas-session-token");
-        const app = await f.app(crm, {
-          authType: "oauth2_signed_request",
-          implementor: "crm_standard",
-          consumerKey: "3MVG9canvas",
-          consumerSecret: "canvas-consumer-secret-0123",
-          tokenUrl: `${crm.url}/oauth/token`,
-          callbackUrl:
-            "{instanceUrl}/services/data/v62.0/sobjects/Portal_Event__c/Webhook_Id__c/{webhookId}",
-          callbackMethod: "PATCH",
-        });
-        const caseId = uniqueId("500");
-        const agent = uniqueId("005");
-        const canvas = {
-          algorithm: "HMACSHA256",
-          userId: agent,
-          client: { instanceUrl: crm.url, oauthToken: "canvas-session-token" },
-          context: {
-            user: {
-              userId: agent,
-              email: `${agent}@example.com`,
-              firstName: "Ada",
-              lastName: "Lovelace",
-              language: "en_US",
-            },
-            environment: {
-              parameters: {
-                ...launchPayload().context.environment.parameters,
-                contactId: uniqueId("003"),
-                contactEmail: `${uniqueId("c")}@example.org`,
-                referenceId: caseId,
-              },
+    withCrm(fixture, async (f, crm) => {
+      crm.requireToken = true;
+      crm.accepted.add("canvas-session-token");
+      const app = await f.app(crm, {
+        authType: "oauth2_signed_request",
+        implementor: "crm_standard",
+        consumerKey: "3MVG9canvas",
+        consumerSecret: "canvas-consumer-secret-0123",
+        tokenUrl: `${crm.url}/oauth/token`,
+        callbackUrl:
+          "{instanceUrl}/services/data/v62.0/sobjects/Portal_Event__c/Webhook_Id__c/{webhookId}",
+        callbackMethod: "PATCH",
+      });
+      const caseId = uniqueId("500");
+      const agent = uniqueId("005");
+      const canvas = {
+        algorithm: "HMACSHA256",
+        userId: agent,
+        client: { instanceUrl: crm.url, oauthToken: "canvas-session-token" },
+        context: {
+          user: {
+            userId: agent,
+            email: `${agent}@example.com`,
+            firstName: "Ada",
+            lastName: "Lovelace",
+            language: "en_US",
+          },
+          environment: {
+            parameters: {
+              ...launchPayload().context.environment.parameters,
+              contactId: uniqueId("003"),
+              contactEmail: `${uniqueId("c")}@example.org`,
+              referenceId: caseId,
             },
           },
-        };
-        const launched = await f.launch(app, {}, {}, canvas);
-        await f.settled("session.created", launched.sessionId);
-        const [first] = crm.received;
-        assert.equal(first.method, "PATCH");
-        assert.match(
-          first.path,
-          /^\/services\/data\/v62\.0\/sobjects\/Portal_Event__c\/Webhook_Id__c\/msg_/,
-        );
-        assert.equal(first.headers.authorization, "Bearer canvas-session-token");
-        assert.equal(first.verified, true);
-        assert.equal((first.json as Json).Case__c, caseId);
-        assert.equal((first.json as Json).Event_Type__c, "session.created");
-        const [logged] = await f.svc.db.sql`select payload from launches
+        },
+      };
+      const launched = await f.launch(app, {}, {}, canvas);
+      await f.settled("session.created", launched.sessionId);
+      const [first] = crm.received;
+      assert.equal(first.method, "PATCH");
+      assert.match(
+        first.path,
+        /^\/services\/data\/v62\.0\/sobjects\/Portal_Event__c\/Webhook_Id__c\/msg_/,
+      );
+      assert.equal(first.headers.authorization, "Bearer canvas-session-token");
+      assert.equal(first.verified, true);
+      assert.equal((first.json as Json).Case__c, caseId);
+      assert.equal((first.json as Json).Event_Type__c, "session.created");
+      const [logged] = await f.svc.db.sql`select payload from launches
         where id = ${launched.launchId}`;
-        assert.equal(logged.payload.client.oauthToken, "[redacted]");
-        // The Canvas token expires: a 401, then client credentials.
-        crm.accepted.delete("canvas-session-token");
-        const res = await f.svc.api("PATCH", `/api/v1/sessions/${launched.sessionId}`, f.admin, {
-          status: "closed",
-        });
-        await res.body?.cancel();
-        await f.settled("session.closed", launched.sessionId);
-        const auths = crm.received.slice(1).map((r) => r.headers.authorization);
-        assert.deepEqual(auths, ["Bearer canvas-session-token", "Bearer tok-1"]);
-        assert.equal((crm.received.at(-1)!.json as Json).Session_Status__c, "closed");
-      } finally {
-        await crm.close();
-      }
-    },
+      assert.equal(logged.payload.client.oauthToken, "[redacted]");
+      // The Canvas token expires: a 401, then client credentials.
+      crm.accepted.delete("canvas-session-token");
+      const res = await f.svc.api("PATCH", `/api/v1/sessions/${launched.sessionId}`, f.admin, {
+        status: "closed",
+      });
+      await res.body?.cancel();
+      await f.settled("session.closed", launched.sessionId);
+      const auths = crm.received.slice(1).map((r) => r.headers.authorization);
+      assert.deepEqual(auths, ["Bearer canvas-session-token", "Bearer tok-1"]);
+      assert.equal((crm.received.at(-1)!.json as Json).Session_Status__c, "closed");
+    }),
   );
 
-  Deno.test(name("crm_v6_5: case activities with a client-credentials token"), opts, async () => {
-    const f = await fixture();
-    const crm = startCrmServer();
-    try {
+  Deno.test(
+    name("crm_v6_5: case activities with a client-credentials token"),
+    opts,
+    withCrm(fixture, async (f, crm) => {
       crm.requireToken = true;
       const app = await f.app(crm, {
         authType: "oauth2_signed_request",
@@ -272,8 +254,6 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       assert.equal(activity.caseStatus, "In Progress");
       assert.equal(activity.caseNumber, "N-1");
       assert.equal(activity.externalId, got.headers["webhook-id"]);
-    } finally {
-      await crm.close();
-    }
-  });
+    }),
+  );
 }
