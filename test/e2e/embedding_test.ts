@@ -103,6 +103,27 @@ async function openHost(page: Page, f: Fixture, flavor = "embedded"): Promise<vo
 type Seen = { type: string; id: string; detail: Record<string, unknown> }[];
 const seen = (page: Page) => page.evaluate(() => (globalThis as unknown as { seen: Seen }).seen);
 
+/** The recorded events of `type`, oldest first. */
+const seenOf = async (page: Page, type: string) =>
+  (await seen(page)).filter((e) => e.type === type);
+
+/** Waits until at least `count` events of `type` were recorded. */
+const waitSeen = (page: Page, type: string, count = 1) =>
+  page.waitForFunction(
+    ([t, n]) =>
+      (globalThis as unknown as { seen: Seen }).seen.filter((e) => e.type === t).length >= n,
+    [type, count] as const,
+  );
+
+/** Waits until launcher `id`'s frame is `height` px high plus its 2 px of border. */
+const waitFrameHeight = (page: Page, id: string, height: number) =>
+  page.waitForFunction(
+    ([id, h]) =>
+      document.getElementById(id)!.shadowRoot!.querySelector("iframe")!.getBoundingClientRect()
+        .height === h + 2,
+    [id, height] as const,
+  );
+
 Deno.test(
   "embedding: the iframe fills the element and autoresize follows the portal page",
   opts,
@@ -131,12 +152,7 @@ Deno.test(
         Math.ceil(document.documentElement.getBoundingClientRect().height)
       );
     // The frame takes the page's height (its border adds 2 px).
-    await page.waitForFunction(
-      (h) =>
-        document.getElementById("a")!.shadowRoot!.querySelector("iframe")!.getBoundingClientRect()
-          .height === h + 2,
-      await contentHeight(),
-    );
+    await waitFrameHeight(page, "a", await contentHeight());
     const before = await frameHeight();
     // The path list grows by 30 entries: the frame follows.
     await portalFrame.evaluate(() => {
@@ -149,12 +165,7 @@ Deno.test(
     });
     const grown = await contentHeight();
     assert.ok(grown > before + 300, `content grew: ${before} -> ${grown}`);
-    await page.waitForFunction(
-      (h) =>
-        document.getElementById("a")!.shadowRoot!.querySelector("iframe")!.getBoundingClientRect()
-          .height === h + 2,
-      grown,
-    );
+    await waitFrameHeight(page, "a", grown);
     await page.screenshot({ path: `${OUTPUT_DIR}embedding-autoresize.png`, fullPage: true });
     await page.close();
   },
@@ -168,15 +179,10 @@ Deno.test(
     const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
     await openHost(page, f);
     await page.click("#a button");
-    await page.waitForFunction(() =>
-      (globalThis as unknown as { seen: Seen }).seen.some((e) => e.type === "portal-ready")
-    );
+    await waitSeen(page, "portal-ready");
     await page.click("#b button");
-    await page.waitForFunction(() =>
-      (globalThis as unknown as { seen: Seen }).seen.filter((e) => e.type === "portal-ready")
-        .length === 2
-    );
-    const ready = (await seen(page)).filter((e) => e.type === "portal-ready");
+    await waitSeen(page, "portal-ready", 2);
+    const ready = await seenOf(page, "portal-ready");
     assert.deepEqual(ready.map((e) => e.id), ["a", "b"], "one ready per launcher");
     assert.equal(ready[0].detail.flavor, "embedded");
     assert.equal(typeof ready[0].detail.sessionId, "number");
@@ -186,20 +192,14 @@ Deno.test(
     // the login. The agent closes the session in frame B: only B reports it.
     const frameB = page.frameLocator("#b iframe");
     await frameB.locator("[data-testid=status-switch]").click();
-    await page.waitForFunction(() =>
-      (globalThis as unknown as { seen: Seen }).seen.some((e) => e.type === "portal-session-change")
-    );
-    const changes = (await seen(page)).filter((e) => e.type === "portal-session-change");
+    await waitSeen(page, "portal-session-change");
+    const changes = await seenOf(page, "portal-session-change");
     assert.deepEqual(changes.map((e) => [e.id, e.detail.event]), [["b", "closed"]]);
     assert.equal(changes[0].detail.sessionId, ready[1].detail.sessionId);
     // Reopening reports "reopened"; the bridge drops ?change= so a reload announces nothing.
     await frameB.locator("[data-testid=status-switch]").click();
-    await page.waitForFunction(() =>
-      (globalThis as unknown as { seen: Seen }).seen.filter((e) =>
-        e.type === "portal-session-change"
-      ).length === 2
-    );
-    const last = (await seen(page)).filter((e) => e.type === "portal-session-change").at(-1)!;
+    await waitSeen(page, "portal-session-change", 2);
+    const last = (await seenOf(page, "portal-session-change")).at(-1)!;
     assert.deepEqual([last.id, last.detail.event], ["b", "reopened"]);
     const portalFrame = page.frames().find((fr) =>
       fr.url().includes(`launch=${ready[1].detail.launchId}`)
@@ -207,12 +207,12 @@ Deno.test(
     await portalFrame.waitForFunction(() => !location.search.includes("change="));
     // A forged message from the host page itself (wrong origin) is ignored. (Every load
     // of the session screen announces ready: after each change, B's screen did it again.)
-    const readyCount = (await seen(page)).filter((e) => e.type === "portal-ready").length;
+    const readyCount = (await seenOf(page, "portal-ready")).length;
     await page.evaluate(() =>
       postMessage({ type: "portal-launcher:ready", version: 1, sessionId: 1, flavor: "x" }, "*")
     );
     await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
-    assert.equal((await seen(page)).filter((e) => e.type === "portal-ready").length, readyCount);
+    assert.equal((await seenOf(page, "portal-ready")).length, readyCount);
     // close() removes the frame and returns to idle.
     await page.evaluate(() =>
       (document.getElementById("a") as unknown as { close(): void }).close()
@@ -223,7 +223,7 @@ Deno.test(
     );
     assert.equal(await page.getAttribute("#b", "status"), "open");
     assert.deepEqual(
-      (await seen(page)).filter((e) => e.type === "portal-session-change").map((e) => e.id),
+      (await seenOf(page, "portal-session-change")).map((e) => e.id),
       ["b", "b"],
       "launcher A heard none of B's changes",
     );
@@ -244,7 +244,7 @@ Deno.test(
       const alert = page.locator("#a [role=alert]");
       await alert.waitFor();
       assert.match(await alert.textContent() ?? "", /blocked the portal's cookie/);
-      const errors = (await seen(page)).filter((e) => e.type === "portal-launch-error");
+      const errors = await seenOf(page, "portal-launch-error");
       assert.equal(errors.at(-1)!.detail.code, "cookies_blocked");
       assert.equal(await page.getAttribute("#a", "status"), "error");
       // The frame shows the explanation, not a sign-in form.
