@@ -308,19 +308,6 @@ export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<Deliv
   `;
 }
 
-/** Counts events by status (the admin screen's summary, the drain benchmark). */
-export async function countEventsByStatus(
-  sql: Sql,
-  appId?: number,
-): Promise<Record<string, number>> {
-  const rows = await sql<{ status: string; n: number }[]>`
-    select status, count(*)::int as n from callback_events
-    where ${appId === undefined} or app_id = ${appId ?? null}
-    group by status
-  `;
-  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
-}
-
 /** Forgets a session's CRM token (the CRM refused it: the next calls use client credentials). */
 export async function dropCrmToken(sql: Sql, sessionId: number): Promise<void> {
   await sql`
