@@ -6,7 +6,12 @@
  */
 import { raw } from "hono/html";
 import type { AppError } from "../http/errors.ts";
-import { COOKIES_BLOCKED, type ErrorMessage, hostMessage } from "./host_messages.ts";
+import {
+  COOKIES_BLOCKED,
+  type ErrorMessage,
+  hostMessage,
+  messageTargets,
+} from "./host_messages.ts";
 
 const STYLE = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
   "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}";
@@ -18,7 +23,7 @@ function messagePage(p: {
   frameAncestors: string[];
   nonce: string;
 }): string {
-  const targets = p.frameAncestors.filter((o) => !o.includes("*"));
+  const targets = messageTargets(p.frameAncestors);
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
   const script = `(function(){var d=${json(p.message)};var t=${json(targets)};` +
     "var w=window.parent!==window?window.parent:window.opener;" +

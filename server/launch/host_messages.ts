@@ -81,6 +81,14 @@ export interface ErrorMessage {
 /** Any message of the protocol. */
 export type HostMessage = ReadyMessage | ResizeMessage | SessionMessage | ErrorMessage;
 
+/**
+ * The origins messages may go to: the app's exact allowed frame ancestors (a wildcard entry such
+ * as `https://*.example.com` cannot be a postMessage target).
+ */
+export function messageTargets(frameAncestors: string[]): string[] {
+  return frameAncestors.filter((origin) => !origin.includes("*"));
+}
+
 /** Builders: the only way the portal makes a message. */
 export const hostMessage = {
   ready: (m: Omit<ReadyMessage, "type" | "version">): ReadyMessage => ({

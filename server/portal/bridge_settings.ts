@@ -2,6 +2,7 @@
  * What a portal page tells its host message bridge (server/portal/bridge.ts), in
  * `<meta name="portal-launcher-bridge" content="{json}">`. Shared by the pages and the script.
  */
+import { messageTargets } from "../launch/host_messages.ts";
 
 /** The bridge's settings. */
 export interface BridgeSettings {
@@ -21,7 +22,7 @@ export const BRIDGE_META = "portal-launcher-bridge";
 
 /**
  * The settings of a page of `sessionId` under the login's view: messages go only to the launch's
- * exact origins (a wildcard entry cannot be a postMessage target); a password sign-in has none.
+ * exact origins (messageTargets); a password sign-in has none.
  */
 export function bridgeSettings(
   view: { launchId: number | null; frameAncestors: string[]; target: string },
@@ -29,7 +30,7 @@ export function bridgeSettings(
   page: { screen?: boolean; change?: string | null } = {},
 ): BridgeSettings {
   return {
-    origins: view.launchId ? view.frameAncestors.filter((o) => !o.includes("*")) : [],
+    origins: view.launchId ? messageTargets(view.frameAncestors) : [],
     sessionId,
     launchId: view.launchId,
     flavor: view.target,
