@@ -85,7 +85,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
       resolve: options.resolve,
     });
     const deliveries = new DeliveryWorker(
-      db.sql,
       { sql: db.sql, secrets, tokens, settings, resolve: options.resolve },
       { pollMs: config.callbackPollMs },
     );

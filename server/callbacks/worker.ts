@@ -6,7 +6,6 @@
  * sleeps until this process emits an event or CALLBACK_POLL_MS passes (events emitted by other
  * processes are found by the poll).
  */
-import type { Sql } from "../../db/mod.ts";
 import {
   claimDueEvents,
   finishAttempt,
@@ -30,7 +29,6 @@ export class DeliveryWorker {
   #unsubscribe: (() => void) | null = null;
 
   constructor(
-    private readonly sql: Sql,
     private readonly ctx: DeliveryContext,
     private readonly options: { pollMs: number; batch?: number },
   ) {
@@ -58,7 +56,7 @@ export class DeliveryWorker {
   /** Claims one batch and delivers it; returns how many events it claimed. */
   async runOnce(): Promise<number> {
     const events = await claimDueEvents(
-      this.sql,
+      this.ctx.sql,
       this.options.batch ?? CLAIM_BATCH,
       leaseMs(this.ctx.settings.timeoutMs),
     );
@@ -78,7 +76,7 @@ export class DeliveryWorker {
     payload: Record<string, unknown>,
   ): Promise<{ event: ClaimedEvent; result: Delivered } | null> {
     const event = await insertClaimedPing(
-      this.sql,
+      this.ctx.sql,
       appId,
       payload,
       leaseMs(this.ctx.settings.timeoutMs),
@@ -90,7 +88,7 @@ export class DeliveryWorker {
   }
 
   async #record(id: number, type: string, r: Delivered): Promise<void> {
-    await finishAttempt(this.sql, id, r.attempt, r.next);
+    await finishAttempt(this.ctx.sql, id, r.attempt, r.next);
     const fields = {
       event: id,
       type,
