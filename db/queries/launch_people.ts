@@ -18,13 +18,14 @@ export interface AgentValues {
 }
 
 /**
- * The agent found or created; `admin` means the identity is an administrator's, left unchanged;
- * `created` means this statement inserted it; `emailOwnerId` is another user who holds the
- * payload's e-mail (the agent then keeps its own e-mail).
+ * The agent found or created; `admin` means the identity is an administrator's and `disabled` a
+ * disabled agent's, both left unchanged; `created` means this statement inserted it;
+ * `emailOwnerId` is another user who holds the payload's e-mail (the agent then keeps its own).
  */
 export interface AgentUpsert {
   id: number;
   admin: boolean;
+  disabled: boolean;
   created: boolean;
   emailOwnerId: number | null;
   emailOwnerIsAdmin: boolean;
@@ -32,7 +33,7 @@ export interface AgentUpsert {
 
 /**
  * The agent CTEs, in the spec's order: find by the app's external id, else by e-mail (an agent is
- * one person across apps); update an agent (never an admin), keeping its e-mail when another user
+ * one person across apps); update an enabled agent (never an admin), keeping its e-mail when another user
  * holds the payload's; else insert; then record the external id for this app.
  */
 function agentCtes(tx: Tx, appId: number, v: AgentValues) {
@@ -42,7 +43,7 @@ function agentCtes(tx: Tx, appId: number, v: AgentValues) {
       where app_id = ${appId} and external_id = ${v.externalId}
     ),
     a_found as (
-      select id, role from users
+      select id, role, disabled_at is not null as disabled from users
       where id = (select id from a_by_id) or lower(email) = lower(${v.email})
       order by (id = (select id from a_by_id)) is true desc
       limit 1
@@ -60,8 +61,8 @@ function agentCtes(tx: Tx, appId: number, v: AgentValues) {
         phone = coalesce(${v.phone}, u.phone),
         locale = coalesce(${v.locale}, u.locale),
         updated_at = now()
-      from a_found where u.id = a_found.id and a_found.role = 'agent'
-      returning u.id, false as admin, false as created
+      from a_found where u.id = a_found.id and a_found.role = 'agent' and not a_found.disabled
+      returning u.id, false as admin, false as disabled, false as created
     ),
     a_inserted as (
       insert into users (role, external_id, email, first_name, last_name, phone, locale,
@@ -75,7 +76,7 @@ function agentCtes(tx: Tx, appId: number, v: AgentValues) {
           gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
       where not exists (select 1 from a_found)
       on conflict do nothing
-      returning id, false as admin, true as created
+      returning id, false as admin, false as disabled, true as created
     ),
     a_mapped as (
       insert into agent_external_ids (app_id, external_id, user_id)
@@ -90,7 +91,8 @@ function agentCtes(tx: Tx, appId: number, v: AgentValues) {
         coalesce((select role = 'admin' from a_email_owner), false) as email_owner_is_admin
       from (
         select * from a_updated union all select * from a_inserted
-        union all select id, true, false from a_found where role = 'admin'
+        union all select id, true, disabled, false from a_found where role = 'admin'
+        union all select id, false, true, false from a_found where role = 'agent' and disabled
       ) a
     )
   `;
@@ -215,6 +217,7 @@ export async function upsertPeople(
     agent: a && {
       id: Number(a.id),
       admin: a.admin,
+      disabled: a.disabled,
       created: a.created,
       emailOwnerId: a.email_owner_id === null ? null : Number(a.email_owner_id),
       emailOwnerIsAdmin: a.email_owner_is_admin,

@@ -26,6 +26,7 @@ export async function findLogin(
     select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale, l.launch_id
     from logins l join users u on u.id = l.user_id
     where l.token_hash = ${tokenHash} and l.kind = ${kind} and l.expires_at > now()
+      and u.disabled_at is null
   `;
   return row ?? null;
 }
@@ -46,14 +47,18 @@ export async function deleteLogin(sql: Sql, tokenHash: string): Promise<void> {
   await sql`delete from logins where token_hash = ${tokenHash}`;
 }
 
-/** The user with this e-mail and role who may sign in with a password, or null. */
+/**
+ * The user with this e-mail and role who may sign in with a password, or null (a disabled user
+ * is no such user: the sign-in answers as for an unknown account).
+ */
 export async function userForPasswordLogin(
   sql: Sql,
   email: string,
   role: "agent" | "admin",
 ): Promise<{ id: number; passwordHash: string | null } | null> {
   const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
-    select id, password_hash from users where lower(email) = lower(${email}) and role = ${role}
+    select id, password_hash from users
+    where lower(email) = lower(${email}) and role = ${role} and disabled_at is null
   `;
   return row ?? null;
 }

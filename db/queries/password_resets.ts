@@ -1,7 +1,7 @@
 /** SQL of password-reset links: one live link per user, single use, bound to its password. */
 import type { Sql, Tx } from "../mod.ts";
 
-/** The user a reset request names (an existing account of the role), or null. */
+/** The user a reset request names (an existing, enabled account of the role), or null. */
 export async function resetAccount(
   sql: Sql,
   email: string,
@@ -25,7 +25,7 @@ export async function resetAccount(
     }[]
   >`
     select id, email, first_name, locale, password_hash from users
-    where lower(email) = lower(${email}) and role = ${role}
+    where lower(email) = lower(${email}) and role = ${role} and disabled_at is null
   `;
   return row ?? null;
 }
@@ -66,13 +66,13 @@ export async function liveReset(
       select r.user_id, u.email, u.first_name, u.locale, u.password_hash, r.password_fingerprint
       from password_resets r join users u on u.id = r.user_id
       where r.token_hash = ${tokenHash} and r.used_at is null and r.expires_at > now()
-        and u.role = ${role}
+        and u.role = ${role} and u.disabled_at is null
       for update of r`
     : await tx<LiveReset[]>`
       select r.user_id, u.email, u.first_name, u.locale, u.password_hash, r.password_fingerprint
       from password_resets r join users u on u.id = r.user_id
       where r.token_hash = ${tokenHash} and r.used_at is null and r.expires_at > now()
-        and u.role = ${role}`;
+        and u.role = ${role} and u.disabled_at is null`;
   return row ?? null;
 }
 

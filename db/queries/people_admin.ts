@@ -12,13 +12,15 @@ export interface AdminUserRow {
   phone: string | null;
   locale: string | null;
   hasPassword: boolean;
+  /** When an administrator disabled the user; null while enabled. */
+  disabledAt: Date | null;
   teamIds: number[];
   teamNames: string[];
 }
 
 const userColumns = (sql: Sql | Tx) =>
   sql`u.id, u.role, u.external_id, u.email, u.first_name, u.last_name, u.phone, u.locale,
-    (u.password_hash like 'pbkdf2-sha256$%') as has_password,
+    (u.password_hash like 'pbkdf2-sha256$%') as has_password, u.disabled_at,
     array(select m.team_id from team_members m where m.user_id = u.id order by m.team_id)
       as team_ids,
     array(select t.name from team_members m join teams t on t.id = m.team_id

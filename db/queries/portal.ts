@@ -94,14 +94,14 @@ export async function recentPathUids(sql: Sql, agentId: number, limit: number): 
   return rows.map((r) => r.pathUid);
 }
 
-/** Agents a session can be transferred to (all agents but `exceptId`), by name. */
+/** Agents a session can be transferred to (enabled agents but `exceptId`), by name. */
 export async function transferTargets(
   sql: Sql,
   exceptId: number,
 ): Promise<{ id: number; firstName: string; lastName: string; email: string }[]> {
   return await sql`
     select id, first_name, last_name, email from users
-    where role = 'agent' and id <> ${exceptId}
+    where role = 'agent' and id <> ${exceptId} and disabled_at is null
     order by last_name, first_name, id limit 500
   `;
 }

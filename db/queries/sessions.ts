@@ -106,7 +106,7 @@ export async function listSessions(
 export interface ChangeLookups {
   session: { id: number; status: "open" | "closed"; assigneeId: number | null } | null;
   knownCustomFields: string[];
-  assignee: { id: number; role: string } | null;
+  assignee: { id: number; role: string; disabled: boolean } | null;
 }
 
 /** Locks the session and reads what a change needs. */
@@ -120,7 +120,8 @@ export async function changeLookups(
         from sessions where id = ${q.sessionId} for update) as session,
       array(select name from custom_field_definitions
         where name = any(${q.customFields}::text[])) as known_custom_fields,
-      (select json_build_object('id', id, 'role', role) from users
+      (select json_build_object('id', id, 'role', role, 'disabled', disabled_at is not null)
+        from users
         where id = ${q.assigneeId}) as assignee
   `;
   return {

@@ -12,6 +12,7 @@ export interface UserRow {
   phone: string | null;
   locale: string | null;
   passwordHash: string | null;
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -48,4 +49,36 @@ export async function setAgentPassword(tx: Tx, id: number, passwordHash: string)
     returning id
   `;
   return rows.length > 0;
+}
+
+/** Locks the enabled administrators' rows (for a change that must leave one) and lists them. */
+export async function lockEnabledAdmins(tx: Tx): Promise<number[]> {
+  const rows = await tx<{ id: number }[]>`
+    select id from users where role = 'admin' and disabled_at is null order by id for update
+  `;
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Disables or enables a user; null when no user has that id. Disabling keeps the first
+ * disabled_at and, through the users trigger, deletes the user's logins and reset links in the
+ * same statement; `loginsEnded` counts the live logins it ended.
+ */
+export async function setUserDisabled(
+  tx: Tx,
+  id: number,
+  disabled: boolean,
+): Promise<{ loginsEnded: number } | null> {
+  const [row] = await tx<{ loginsEnded: number }[]>`
+    with live as (
+      select count(*)::int as n from logins where user_id = ${id} and expires_at > now()
+    )
+    update users u set
+      disabled_at = case when ${disabled} then coalesce(u.disabled_at, now()) end,
+      updated_at = now()
+    where u.id = ${id}
+    returning case when ${disabled} and u.disabled_at is not null
+      then (select n from live) else 0 end as logins_ended
+  `;
+  return row ?? null;
 }

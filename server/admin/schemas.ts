@@ -240,3 +240,20 @@ export const AgentPasswordSchema = z.strictObject({
     "at most 200 characters",
   ),
 }).openapi("AgentPassword");
+
+/** PATCH /admin/users/{id} body. */
+export const UserAccessSchema = z.strictObject({
+  disabled: z.boolean(msg("expected true (disable the user) or false (enable)")),
+}).openapi("UserAccess");
+
+/** A user's access as the admin API returns it. */
+export const UserAccessStateSchema = z.object({
+  id: z.number().int(),
+  role: z.enum(["agent", "admin"]),
+  email: z.string(),
+  disabled: z.boolean(),
+  disabledAt: z.string().nullable().openapi({ description: "When the user was disabled" }),
+  loginsEnded: z.number().int().openapi({
+    description: "Live logins this request ended (all of them when it disabled the user)",
+  }),
+}).openapi("UserAccessState");

@@ -13,7 +13,7 @@ import {
   updateUserProfile,
 } from "../../db/queries/people_admin.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
-import { setAgentPassword } from "../../db/queries/users.ts";
+import { lockEnabledAdmins, setAgentPassword, setUserDisabled } from "../../db/queries/users.ts";
 import { hashPassword } from "../crypto/hashing.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, validationError } from "../http/errors.ts";
@@ -144,4 +144,47 @@ export async function setPassword(deps: Deps, agentId: number, password: string)
   if (!(await setAgentPassword(deps.sql, agentId, hash))) {
     throw new AppError(404, "agent_not_found", `Agent ${agentId} not found`);
   }
+}
+
+/** What disabling or enabling a user did. */
+export interface AccessChange {
+  user: AdminUserRow;
+  /** Live logins the change ended (disabling ends them all; enabling ends none). */
+  loginsEnded: number;
+}
+
+/**
+ * Disables or enables a user. Disabling ends all of the user's logins and reset links at once
+ * (db trigger) and stops sign-in, password reset and launches for the user until enabled again.
+ * An administrator cannot disable their own account (`actorId`, null for an API client), and the
+ * last enabled administrator cannot be disabled: either would lock the admin screens.
+ */
+export async function setUserAccess(
+  deps: Deps,
+  id: number,
+  disabled: boolean,
+  actorId: number | null,
+): Promise<AccessChange> {
+  if (disabled && id === actorId) {
+    throw new AppError(
+      409,
+      "cannot_disable_self",
+      "You cannot disable your own account; another administrator can",
+    );
+  }
+  const loginsEnded = await deps.sql.begin(async (tx) => {
+    const admins = disabled ? await lockEnabledAdmins(tx) : [];
+    if (admins.length === 1 && admins[0] === id) {
+      throw new AppError(
+        409,
+        "last_admin",
+        `User ${id} is the only enabled administrator; enable or create another administrator ` +
+          "first, or the admin screens would have no one left to sign in",
+      );
+    }
+    const changed = await setUserDisabled(tx, id, disabled);
+    if (!changed) throw new AppError(404, "user_not_found", `User ${id} not found`);
+    return changed.loginsEnded;
+  });
+  return { user: await userById(deps, id), loginsEnded };
 }

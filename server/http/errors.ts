@@ -67,8 +67,10 @@ export function dottedPath(path: readonly PropertyKey[]): string {
 
 /** The stable code of a zod issue: `required` for a missing value, else zod's own issue code. */
 function issueCode(issue: z.core.$ZodIssue): string {
+  // zod leaves `input` out of its issues unless asked to (reportInput); the service's messages
+  // say "required" exactly when the value is missing (server/zod_messages.ts).
   const missing = (issue.code === "invalid_type" || issue.code === "invalid_union") &&
-    issue.input === undefined;
+    ("input" in issue ? issue.input === undefined : issue.message === "required");
   if (missing) return "required";
   if (issue.code === "custom") return "invalid";
   return issue.code;

@@ -148,6 +148,16 @@ function refuseAdmin(email: string): never {
   );
 }
 
+function refuseDisabled(email: string): never {
+  throw new AppError(
+    403,
+    "agent_disabled",
+    `The agent ${email} is disabled, so no launch can log them in. An administrator can enable ` +
+      "the agent again on the admin screens (Users) or with PATCH /api/v1/admin/users/{id}",
+    [{ path: "context.user", message: "names a disabled agent" }],
+  );
+}
+
 /**
  * Runs the agent-and-customer upsert, again when a concurrent launch inserted one of them first
  * (the side that already succeeded is then found and updated again, which changes nothing).
@@ -234,6 +244,7 @@ async function launchIn(
     () => upsertPeople(tx, meta.appId, p.agent, p.customer, found.session?.customerId ?? null),
   );
   if (agent.admin || agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
+  if (agent.disabled) refuseDisabled(p.agent.email);
   const warnings = [
     ...(meta.warnings ?? []),
     ...p.warnings,

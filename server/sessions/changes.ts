@@ -53,12 +53,15 @@ export async function changeSession(
         });
       }
     }
-    if (change.assigneeId != null && found.assignee?.role !== "agent") {
+    const assignee = found.assignee;
+    if (change.assigneeId != null && (assignee?.role !== "agent" || assignee.disabled)) {
       errors.push({
         path: "assigneeId",
-        message: found.assignee
+        message: !assignee
+          ? `no agent has id ${change.assigneeId}`
+          : assignee.role !== "agent"
           ? `user ${change.assigneeId} is an administrator, not an agent`
-          : `no agent has id ${change.assigneeId}`,
+          : `agent ${change.assigneeId} is disabled; an administrator can enable the agent again`,
       });
     }
     if (errors.length) {

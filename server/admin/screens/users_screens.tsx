@@ -8,6 +8,7 @@ import {
   findUsers,
   saveProfile,
   setPassword,
+  setUserAccess,
   teams,
   userById,
 } from "../users.ts";
@@ -61,6 +62,7 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
               <th scope="col">External id</th>
               <th scope="col">Teams</th>
               <th scope="col">Password</th>
+              <th scope="col">Status</th>
             </tr>
           </thead>
           <tbody>
@@ -76,6 +78,7 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
                 <td>{u.externalId ?? ""}</td>
                 <td>{u.teamNames.join(", ")}</td>
                 <td>{u.hasPassword ? "set" : "none"}</td>
+                <td>{u.disabledAt ? "disabled" : "enabled"}</td>
               </tr>
             ))}
           </tbody>
@@ -175,6 +178,36 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
               </>
             )
             : null}
+          <h2>Access</h2>
+          {user.disabledAt
+            ? (
+              <>
+                <p data-testid="access">
+                  <strong>Disabled</strong> since{" "}
+                  {user.disabledAt.toISOString()}. The user cannot sign in, reset a password or be
+                  logged in by a launch.
+                </p>
+                <form method="post" action={`/admin/users/${user.id}/access`}>
+                  <Csrf ctx={ctx} />
+                  <input type="hidden" name="disabled" value="false" />
+                  <button type="submit">Enable user</button>
+                </form>
+              </>
+            )
+            : (
+              <>
+                <p data-testid="access">
+                  <strong>Enabled.</strong>{" "}
+                  Disabling ends all of this user's logins now and stops sign-in, password reset and
+                  launches for them until the user is enabled again.
+                </p>
+                <form method="post" action={`/admin/users/${user.id}/access`}>
+                  <Csrf ctx={ctx} />
+                  <input type="hidden" name="disabled" value="true" />
+                  <button type="submit" class="danger">Disable user</button>
+                </form>
+              </>
+            )}
         </>,
       ),
       status,
@@ -229,6 +262,22 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
           error: "Password not set.",
         }, 400);
       }
+      throw err;
+    }
+  });
+
+  screens.post("/users/:id/access", async (c) => {
+    const id = idParam(c);
+    const user = await userById(deps, id);
+    const disabled = str(c.get("form"), "disabled") === "true";
+    try {
+      const done = await setUserAccess(deps, id, disabled, c.get("admin").userId);
+      const notice = disabled
+        ? `User disabled; ${done.loginsEnded} live login${done.loginsEnded === 1 ? "" : "s"} ended.`
+        : "User enabled.";
+      return userPage(c, done.user, { notice });
+    } catch (err) {
+      if (isRefusal(err, 409)) return userPage(c, user, { error: err.message }, 409);
       throw err;
     }
   });

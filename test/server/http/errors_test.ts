@@ -44,3 +44,16 @@ Deno.test("AppError bodies carry the stable code, except the spec's Error evalua
     message: "Error evaluating User",
   });
 });
+
+Deno.test("field errors: a missing value is `required`, a wrong type is `invalid_type`", async () => {
+  await import("../../../server/zod_setup.ts");
+  const { z } = await import("zod");
+  const { fieldErrors } = await import("../../../server/http/errors.ts");
+  const schema = z.strictObject({ disabled: z.boolean(), name: z.string() });
+  const parsed = schema.safeParse({ disabled: "yes" });
+  assert.ok(!parsed.success);
+  assert.deepEqual(fieldErrors(parsed.error.issues), [
+    { path: "disabled", code: "invalid_type", message: "expected boolean" },
+    { path: "name", code: "required", message: "required" },
+  ]);
+});
