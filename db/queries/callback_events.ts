@@ -11,51 +11,13 @@ export interface EventToEmit {
   extra?: Record<string, unknown>;
 }
 
-/** The columns of a session an event's snapshot is built from. */
-const SESSION_COLUMNS =
-  "id, status, reference_id, external_reference, assignee_id, customer_id, app_id";
-
 /**
- * The rows of the session's events, from a relation `ev_session` holding the session's row (as
- * SESSION_COLUMNS): a snapshot of the session (reference, status, assignee, customer) merged with
- * each event's `extra`, only when the session has a referenceId and its app has a callback URL
- * and subscribes to that type. Shared by the launch's single statement and insertSessionEvents.
+ * Writes the session's events in the caller's transaction with the SQL function
+ * emit_session_events (also used by the launch function): a snapshot of the session (reference,
+ * status, assignee, customer) merged with each event's `extra`, only when the session has a
+ * referenceId and its app has a callback URL and subscribes to that type. Returns how many were
+ * written.
  */
-export function eventRows(tx: Tx, events: EventToEmit[], timestamp: string) {
-  return tx`
-    insert into callback_events (webhook_id, app_id, session_id, reference_id, type, payload)
-    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), a.id, s.id, s.reference_id,
-      e ->> 'type',
-      jsonb_build_object(
-        'type', e ->> 'type',
-        'timestamp', ${timestamp}::text,
-        'data', jsonb_build_object(
-          'referenceId', s.reference_id,
-          'referenceNumber', s.external_reference,
-          'sessionId', s.id,
-          'status', s.status,
-          'assignee', (select jsonb_build_object('id', u.id, 'externalId', u.external_id,
-            'email', u.email) from users u where u.id = s.assignee_id),
-          'customer', (select jsonb_build_object('id', c.id, 'externalId', c.external_id,
-            'email', c.email) from customers c where c.id = s.customer_id)
-        ) || coalesce(e -> 'extra', '{}'::jsonb)
-      )
-    from ev_session s
-      join apps a on a.id = s.app_id
-      cross join jsonb_array_elements(${jsonb(tx, events)}::jsonb) with ordinality as x(e, n)
-    where s.reference_id is not null and a.callback_url is not null
-      and (a.callback_events is null or e ->> 'type' = any(a.callback_events))
-    order by x.n
-    returning id
-  `;
-}
-
-/** `ev_session` for eventRows: the columns it needs, from a relation of sessions. */
-export function eventSessionColumns(tx: Tx) {
-  return tx.unsafe(SESSION_COLUMNS);
-}
-
-/** Writes the session's events (see eventRows); returns how many were written. */
 export async function insertSessionEvents(
   tx: Tx,
   sessionId: number,
@@ -63,12 +25,10 @@ export async function insertSessionEvents(
   timestamp: string,
 ): Promise<number> {
   if (!events.length) return 0;
-  const rows = await tx`
-    with ev_session as (select ${eventSessionColumns(tx)} from sessions where id = ${sessionId}),
-    written as (${eventRows(tx, events, timestamp)})
-    select count(*)::int as n from written
+  const [row] = await tx<{ n: number }[]>`
+    select emit_session_events(${sessionId}, ${jsonb(tx, events)}::jsonb, ${timestamp}) as n
   `;
-  return rows[0].n;
+  return row.n;
 }
 
 /** A claimed event with what its delivery needs from its app. */

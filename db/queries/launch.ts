@@ -1,8 +1,10 @@
-/** SQL of the launch flow: few statements, each race-safe (unique indexes + on conflict). */
-import { eventRows, eventSessionColumns, type EventToEmit } from "./callback_events.ts";
+/**
+ * SQL of the launch: one call of the launch_apply function (db/migrations/00013_launch_function.sql),
+ * the failed-launch record, the app lookup and the re-entry of a replayed launch.
+ */
 import { jsonb, type Sql, type Tx } from "../mod.ts";
 
-/** Everything the flow must know before writing, read in one round trip. */
+/** What the launch's lookups found (the flow's checks read it to say why a launch is refused). */
 export interface LaunchLookups {
   /** False when the request's replay key was already used (a replay). */
   replayFresh: boolean;
@@ -20,216 +22,132 @@ export interface LaunchLookups {
   liveTags: string[];
 }
 
-/** Reads settings, custom fields, the session (locked FOR UPDATE) and the catalog entries named. */
-export async function launchLookups(
-  tx: Tx,
-  q: {
-    sessionId: number | null;
-    customFields: string[];
-    categoryUids: string[];
-    pathUids: string[];
-    tags: string[];
-    /** The launching app: only its sessions can be named. */
-    appId: number;
-    /** The request's replay key, stored for the app until it expires; null when unprotected. */
-    replay: { appId: number; key: string; expiresAt: Date } | null;
-  },
-): Promise<LaunchLookups> {
-  const r = q.replay;
-  const [row] = await tx`
-    with s as (
-      -- Another app's session is no session: not processed, like an unknown one.
-      select id, status, customer_id, assignee_id from sessions
-      where id = ${q.sessionId} and app_id = ${q.appId} for update
-    ),
-    used as (
-      insert into launch_nonces (app_id, nonce, expires_at)
-      select ${r?.appId ?? null}, ${r?.key ?? null}, ${r?.expiresAt ?? null}
-      where ${r?.key ?? null}::text is not null
-      on conflict do nothing
-      returning 1
-    )
-    select
-      (${r?.key ?? null}::text is null or exists (select 1 from used)) as replay_fresh,
-      f.external_session_id,
-      f.external_customer_id,
-      array(
-        select name from custom_field_definitions where name = any(${q.customFields}::text[])
-      ) as known_custom_fields,
-      (select row_to_json(s) from s) as session,
-      array(
-        select uid::text from path_categories
-        where uid = any(${q.categoryUids}::uuid[]) and deleted_at is null
-      ) as live_categories,
-      array(
-        select uid::text from paths
-        where uid = any(${q.pathUids}::uuid[]) and deleted_at is null and published
-      ) as live_paths,
-      array(
-        select distinct t from paths, unnest(tags) t
-        where tags && ${q.tags}::text[] and t = any(${q.tags}::text[])
-          and deleted_at is null and published
-      ) as live_tags
-    from field_settings f where f.id
-  `;
-  const s = row.session as
-    | { id: number; status: "open" | "closed"; customer_id: number; assignee_id: number | null }
-    | null;
-  return {
-    replayFresh: row.replayFresh,
-    externalSessionId: row.externalSessionId,
-    externalCustomerId: row.externalCustomerId,
-    knownCustomFields: row.knownCustomFields,
-    session: s
-      ? {
-        id: Number(s.id),
-        status: s.status,
-        customerId: Number(s.customer_id),
-        assigneeId: s.assignee_id === null ? null : Number(s.assignee_id),
-      }
-      : null,
-    liveCategories: row.liveCategories,
-    livePaths: row.livePaths,
-    liveTags: row.liveTags,
+/** The agent a launch names, when it may not be launched (an administrator's or disabled). */
+export interface RefusedAgent {
+  id: number;
+  admin: boolean;
+  disabled: boolean;
+  emailOwnerIsAdmin: boolean;
+}
+
+/** What a launch wrote (or, in a dry run, would have written). */
+export interface AppliedLaunch {
+  launchId: number;
+  sessionId: number;
+  agentId: number;
+  customerId: number;
+  /** Callback events written. */
+  events: number;
+  /** The caller's warnings, then the identity conflicts the upsert resolved. */
+  warnings: Record<string, unknown>[];
+  plan: {
+    agent: "create" | "update";
+    customer: "create" | "update";
+    session: "create" | "update";
+    assign: boolean;
   };
 }
 
-/** The session a launch writes: a new one (id null) or an existing one. */
-export interface SessionWrite {
-  id: number | null;
-  customerId: number;
-  agentId: number;
-  externalReference: string;
-  referenceId: string | null;
+/** What launch_apply came to: done, or refused at a step with what that step found. */
+export type LaunchOutcome =
+  | { kind: "done"; applied: AppliedLaunch }
+  | { kind: "dry_run"; applied: AppliedLaunch }
+  | { kind: "refused_by_lookups"; lookups: LaunchLookups }
+  | { kind: "refused_agent"; agent: RefusedAgent };
+
+/** Everything launch_apply reads: the parsed payload's values and the launch's metadata. */
+export interface LaunchInput {
   appId: number;
-  target: string;
-  /** Existing session: assign it to the agent (only when it is open). */
-  assign: boolean;
+  appName: string;
+  /** The session the launch names (only the app's own sessions are found). */
+  sessionId: number | null;
+  /** The request's replay key, stored for the app until it expires; null when unprotected. */
+  replay: { key: string; expiresAt: Date } | null;
+  categoryUids: string[];
+  pathUids: string[];
+  tags: string[];
+  agent: {
+    externalId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+    phone: string | null;
+    locale: string | null;
+  };
+  customer: {
+    externalId: string;
+    email: string;
+    firstName: string;
+    lastName: string;
+    phone1: string;
+    phone2: string | null;
+    otherPhone: string | null;
+  };
+  session: {
+    externalReference: string;
+    referenceId: string | null;
+    target: string;
+    /** Existing session: assign it to the agent (only when it is open). */
+    assign: boolean;
+  };
+  customFields: Record<string, unknown>;
+  devices: { kind: string; properties: Record<string, unknown> }[];
+  teams: { teamId: string; teamName: string }[];
+  clientAddress: string | null;
+  userAgent: string | null;
+  payload: unknown;
+  view: unknown;
+  warnings: unknown[];
+  keyUsed: "current" | "previous";
+  protection: "protected" | "unprotected" | "off";
+  login: { tokenHash: string; expiresAt: Date };
+  eventTimestamp: string;
+  /** A Canvas-style launch's CRM instance and sealed token, kept on the session. */
+  crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
+  /** Do everything, answer what was done, then roll it all back. */
+  dryRun: boolean;
 }
 
+/** The SQLSTATEs launch_apply raises (db/migrations/00013_launch_function.sql). */
+const REFUSED_BY_LOOKUPS = "PLL01";
+const REFUSED_AGENT = "PLL02";
+const DRY_RUN_DONE = "PLL03";
+
 /**
- * Everything after the agent and customer, in ONE statement: the session (created, assigned to
- * the agent; or updated: customer, references, and the assignee only when `assign` is set and the
- * session is open, so a closed session keeps its status and assignment), custom fields, devices,
- * teams, the launch record and the portal login.
+ * The launch's database work in ONE call of launch_apply (one round trip, one implicit
+ * transaction): lookups, agent and customer, session, custom fields, devices, teams, launch
+ * record, portal login and callback events. A refusal raises inside the function, so nothing is
+ * written; it comes back as what the refusing step found. A unique violation (a race with a
+ * concurrent launch) is thrown for the caller to run the launch again.
  */
-export async function writeLaunch(
-  tx: Tx,
-  v: {
-    session: SessionWrite;
-    customFields: Record<string, unknown>;
-    devices: { kind: string; properties: Record<string, unknown> }[];
-    teams: { teamId: string; teamName: string }[];
-    launch: {
-      appId: number;
-      appName: string;
-      clientAddress: string | null;
-      userAgent: string | null;
-      payload: unknown;
-      view: unknown;
-      warnings: unknown[];
-      keyUsed: "current" | "previous";
-      protection: "protected" | "unprotected" | "off";
-      replayKey: string | null;
-    };
-    login: { tokenHash: string; expiresAt: Date };
-    /** Callback events of the launch (written when the session and its app call for them). */
-    events: EventToEmit[];
-    eventTimestamp: string;
-    /** A Canvas-style launch's CRM instance and sealed token, kept on the session. */
-    crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
-  },
-): Promise<{ launchId: number; sessionId: number; events: number }> {
-  const s = v.session;
-  const agentId = s.agentId;
-  const json = (value: unknown) => jsonb(tx, value);
-  const [row] = await tx<{ launchId: number; sessionId: number; events: number }[]>`
-    with created as (
-      insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
-        target)
-      select ${s.customerId}, ${agentId}, ${s.externalReference}, ${s.referenceId}, ${s.appId},
-        ${s.target}
-      where ${s.id}::bigint is null
-      returning ${eventSessionColumns(tx)}
-    ),
-    updated as (
-      update sessions set
-        customer_id = ${s.customerId},
-        external_reference = ${s.externalReference},
-        reference_id = coalesce(${s.referenceId}, reference_id),
-        assignee_id = case when ${s.assign} and status = 'open' then ${agentId}::bigint
-          else assignee_id end,
-        updated_at = now()
-      where id = ${s.id}::bigint
-      returning ${eventSessionColumns(tx)}
-    ),
-    session as (select id from created union all select id from updated),
-    ev_session as (select * from created union all select * from updated),
-    events as (${eventRows(tx, v.events, v.eventTimestamp)}),
-    crm as (
-      insert into session_crm_contexts (session_id, app_id, instance_url, oauth_token_sealed)
-      select session.id, ${s.appId}, ${v.crm?.instanceUrl ?? null}, ${
-    v.crm?.oauthTokenSealed ?? null
+export async function applyLaunch(sql: Sql, input: LaunchInput): Promise<LaunchOutcome> {
+  const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
+  try {
+    const [row] = await sql<{ applied: AppliedLaunch }[]>`
+      select launch_apply(${jsonb(sql, args)}::jsonb) as applied
+    `;
+    return { kind: "done", applied: row.applied };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const detail = (err as { detail?: string }).detail ?? "null";
+    if (code === DRY_RUN_DONE) return { kind: "dry_run", applied: JSON.parse(detail) };
+    if (code === REFUSED_BY_LOOKUPS) {
+      return { kind: "refused_by_lookups", lookups: JSON.parse(detail) };
+    }
+    if (code === REFUSED_AGENT) {
+      const a = JSON.parse(detail);
+      return {
+        kind: "refused_agent",
+        agent: {
+          id: Number(a.id),
+          admin: a.admin,
+          disabled: a.disabled,
+          emailOwnerIsAdmin: a.email_owner_is_admin,
+        },
+      };
+    }
+    throw err;
   }
-      from session where ${v.crm?.instanceUrl ?? null}::text is not null
-      on conflict (session_id) do update set instance_url = excluded.instance_url,
-        oauth_token_sealed = excluded.oauth_token_sealed, updated_at = now()
-      returning 1
-    ),
-    cf as (
-      insert into session_custom_fields (session_id, name, value)
-      select session.id, key, value from session, jsonb_each(${json(v.customFields)}::jsonb)
-      on conflict (session_id, name) do update set value = excluded.value, updated_at = now()
-      returning 1
-    ),
-    dev as (
-      -- A device with a serial is upserted by (kind, serial); one without is added unless the
-      -- session already has an identical one (a relaunch does not duplicate it).
-      insert into devices (session_id, kind, serial, properties)
-      select session.id, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
-      from session, jsonb_array_elements(${json(v.devices)}::jsonb) d
-      where d -> 'properties' ? 'serial' or not exists (
-        select 1 from devices x
-        where x.session_id = session.id and x.kind = d ->> 'kind' and x.serial is null
-          and x.properties = d -> 'properties'
-      )
-      on conflict (session_id, kind, serial)
-        do update set properties = excluded.properties, updated_at = now()
-      returning 1
-    ),
-    team_rows as (
-      insert into teams (team_id, name)
-      select t ->> 'teamId', t ->> 'teamName' from jsonb_array_elements(${json(v.teams)}::jsonb) t
-      on conflict (team_id) do update set name = excluded.name, updated_at = now()
-      returning id
-    ),
-    membership as (
-      insert into team_members (team_id, user_id)
-      select id, ${agentId} from team_rows
-      on conflict do nothing
-      returning 1
-    ),
-    launch as (
-      insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
-        user_agent, payload, view, warnings, key_used, protection, replay_key)
-      select ${v.launch.appId}, ${v.launch.appName}, 'ok', ${agentId}, session.id,
-        ${v.launch.clientAddress}, ${v.launch.userAgent?.slice(0, 256) ?? null},
-        ${json(v.launch.payload)},
-        ${json(v.launch.view)}, ${json(v.launch.warnings)}, ${v.launch.keyUsed},
-        ${v.launch.protection}, ${v.launch.replayKey}
-      from session
-      returning id, session_id
-    ),
-    login as (
-      insert into logins (token_hash, user_id, expires_at, launch_id, kind)
-      select ${v.login.tokenHash}, ${agentId}, ${v.login.expiresAt}, launch.id, 'portal'
-      from launch
-      returning 1
-    )
-    select id as launch_id, session_id, (select count(*)::int from events) as events
-    from launch
-  `;
-  return row;
 }
 
 /** Records a failed launch attempt (outside the failed transaction). */

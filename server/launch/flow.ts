@@ -1,24 +1,22 @@
 /**
- * The launch processing flow (spec §5.4) in ONE transaction: lookups, agent, customer, session,
- * custom fields, devices, teams, launch record and portal login. Either all of it is written or
- * none of it. Round trips: BEGIN, lookups, agent and customer, session and the rest, COMMIT = 5.
- * The dry run runs the same code and rolls back.
+ * The launch processing flow (spec §5.4) in ONE transaction and ONE round trip: lookups, agent,
+ * customer, session, custom fields, devices, teams, launch record, portal login and callback
+ * events. Either all of it is written or none of it (see applyFlow). The dry run runs the same
+ * code and rolls back.
  */
-import type { Tx } from "../../db/mod.ts";
 import { isUniqueViolation } from "../../db/queries/apps.ts";
-import { type LaunchLookups, launchLookups, writeLaunch } from "../../db/queries/launch.ts";
 import {
-  type AgentUpsert,
-  type CustomerUpsert,
-  type PeopleUpsert,
-  upsertPeople,
-} from "../../db/queries/launch_people.ts";
+  type AppliedLaunch,
+  applyLaunch,
+  type LaunchInput,
+  type LaunchLookups,
+} from "../../db/queries/launch.ts";
 import { type FreshnessOutcome, replayed } from "./freshness.ts";
 import { newLoginToken } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import { eventsCommitted, type SessionEvent } from "../callbacks/events.ts";
+import { eventsCommitted } from "../callbacks/events.ts";
 import type { LaunchPayload, LaunchWarning } from "./payload.ts";
 
 /** Where the launch comes from. */
@@ -159,105 +157,45 @@ function refuseDisabled(email: string): never {
 }
 
 /**
- * Runs the agent-and-customer upsert, again when a concurrent launch inserted one of them first
- * (the side that already succeeded is then found and updated again, which changes nothing).
+ * The flow, step by step. The database work runs in ONE call of the SQL function launch_apply
+ * (db/migrations/00013_launch_function.sql, whose steps carry the same numbers), so a launch costs
+ * one round trip; every decision that answers the host is made here:
+ *
+ * 1. Lookups: the replay key is stored (a used one refuses the launch: `replayed`), the named
+ *    session is locked (only the app's own), and settings, custom fields and the catalog entries
+ *    named are read; `checkLookups` says why they refuse a launch.
+ * 2. The agent and the customer are found or created, resolving identity conflicts in the spec's
+ *    order; an administrator or a disabled agent is refused (`refuseAdmin`, `refuseDisabled`).
+ * 3. The conflicts resolved become warnings, after the caller's and the payload's.
+ * 4. The session (created and assigned, or updated), custom fields, devices, teams, the launch
+ *    record, the portal login and the callback events (`session.created`; or `session.updated`,
+ *    plus `session.assigned` when an open session moved to the agent).
+ *
+ * A refusal inside the function rolls all of it back; the dry run does everything and rolls back.
  */
-async function upsertBoth(step: () => Promise<PeopleUpsert>) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const out = await step();
-    if (out.agent && out.customer) return { agent: out.agent, customer: out.customer };
-  }
-  throw new Error("agent and customer: concurrent inserts kept winning");
-}
-
-/** The identity conflicts the upsert resolved, as warnings naming the ids involved. */
-function conflictWarnings(
-  p: LaunchPayload,
-  agent: AgentUpsert,
-  customer: CustomerUpsert,
-): LaunchWarning[] {
-  const out: LaunchWarning[] = [];
-  if (agent.emailOwnerId !== null) {
-    out.push({
-      path: "context.user.email",
-      code: "agent_email_in_use",
-      message: `${p.agent.email} belongs to another user (${agent.emailOwnerId}); agent ` +
-        `${agent.id}, found by its external id, keeps its own e-mail`,
-      agentId: agent.id,
-      otherUserId: agent.emailOwnerId,
-    });
-  }
-  const previous = customer.previousExternalId;
-  if (previous !== null && previous !== p.customer.externalId) {
-    out.push({
-      path: `${PARAMS}.contactId`,
-      code: "customer_external_id_differs",
-      message: `customer ${customer.id}, found by contactEmail, keeps its external id ` +
-        `${previous}; the launch sent ${p.customer.externalId}`,
-      customerId: customer.id,
-      keptExternalId: previous,
-      sentExternalId: p.customer.externalId,
-    });
-  }
-  if (customer.externalIdOwnerId !== null) {
-    out.push({
-      path: `${PARAMS}.contactId`,
-      code: "customer_external_id_in_use",
-      message: `contactId ${p.customer.externalId} belongs to customer ` +
-        `${customer.externalIdOwnerId}; it was not moved to customer ${customer.id}`,
-      customerId: customer.id,
-      otherCustomerId: customer.externalIdOwnerId,
-    });
-  }
-  if (customer.emailOwnerId !== null) {
-    out.push({
-      path: `${PARAMS}.contactEmail`,
-      code: "customer_email_in_use",
-      message: `${p.customer.email} belongs to customer ${customer.emailOwnerId}; customer ` +
-        `${customer.id} keeps its own e-mail`,
-      customerId: customer.id,
-      otherCustomerId: customer.emailOwnerId,
-    });
-  }
-  return out;
-}
-
-/** What one pass of the flow wrote (or, in a dry run, would have written). */
-interface FlowOutcome {
-  result: LaunchResult;
-  plan: LaunchPlan;
-}
-
-/** The flow inside the caller's transaction: every check, lookup and write of a launch. */
-async function launchIn(
-  tx: Tx,
+async function applyFlow(
+  deps: Deps,
   p: LaunchPayload,
   meta: LaunchMeta,
-  login: { token: string; tokenHash: string; expiresAt: Date },
-): Promise<FlowOutcome> {
+  login: { tokenHash: string; expiresAt: Date },
+  dryRun: boolean,
+): Promise<{ applied: AppliedLaunch; dryRun: boolean }> {
   const freshness = meta.freshness ?? { protection: "off", replay: null };
-  const replay = freshness.replay && { appId: meta.appId, ...freshness.replay };
-  const found = await launchLookups(tx, { ...lookupQuery(p), appId: meta.appId, replay });
-  if (!found.replayFresh) throw replayed();
-  checkLookups(p, found);
-  const { agent, customer } = await upsertBoth(
-    () => upsertPeople(tx, meta.appId, p.agent, p.customer, found.session?.customerId ?? null),
-  );
-  if (agent.admin || agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
-  if (agent.disabled) refuseDisabled(p.agent.email);
-  const warnings = [
-    ...(meta.warnings ?? []),
-    ...p.warnings,
-    ...conflictWarnings(p, agent, customer),
-  ];
-  const { launchId, sessionId, events } = await writeLaunch(tx, {
+  const query = lookupQuery(p);
+  const input = {
+    appId: meta.appId,
+    appName: meta.appName,
+    sessionId: query.sessionId,
+    replay: freshness.replay &&
+      { key: freshness.replay.key, expiresAt: freshness.replay.expiresAt },
+    categoryUids: query.categoryUids,
+    pathUids: query.pathUids,
+    tags: query.tags,
+    agent: p.agent,
+    customer: p.customer,
     session: {
-      id: found.session?.id ?? null,
-      customerId: customer.id,
-      agentId: agent.id,
       externalReference: p.session.externalReference,
       referenceId: p.session.referenceId,
-      appId: meta.appId,
       target: p.view.target,
       assign: p.session.assign,
     },
@@ -265,54 +203,41 @@ async function launchIn(
     // Devices are added to a session; a repeated serial (same kind) updates that device.
     devices: p.session.devices,
     teams: p.agent.teams ?? [],
-    launch: {
-      ...meta,
-      view: p.view,
-      warnings,
-      keyUsed: meta.keyUsed ?? "current",
-      protection: freshness.protection,
-      replayKey: freshness.replay?.key ?? null,
-    },
-    login: { tokenHash: login.tokenHash, expiresAt: login.expiresAt },
-    events: launchEvents(found.session, agent.id, p.session.assign),
+    clientAddress: meta.clientAddress,
+    userAgent: meta.userAgent,
+    payload: meta.payload,
+    view: p.view,
+    warnings: [...(meta.warnings ?? []), ...p.warnings],
+    keyUsed: meta.keyUsed ?? "current",
+    protection: freshness.protection,
+    login,
     eventTimestamp: new Date().toISOString(),
     crm: meta.crm ?? null,
-  });
-  return {
-    result: {
-      launchId,
-      sessionId,
-      agentId: agent.id,
-      customerId: customer.id,
-      loginToken: login.token,
-      warnings,
-      events,
-    },
-    plan: {
-      agent: agent.created ? "create" : "update",
-      customer: customer.created ? "create" : "update",
-      session: found.session ? "update" : "create",
-      assign: found.session ? p.session.assign && found.session.status === "open" : true,
-    },
-  };
-}
-
-/**
- * The callback events of a launch: `session.created` for a new session; `session.updated`
- * (customer data and custom fields are written again) for an existing one, and
- * `session.assigned` when the launch moved an open session to its agent.
- */
-function launchEvents(
-  before: LaunchLookups["session"],
-  agentId: number,
-  assign: boolean,
-): SessionEvent[] {
-  if (!before) return [{ type: "session.created" }];
-  const events: SessionEvent[] = [{ type: "session.updated" }];
-  if (assign && before.status === "open" && before.assigneeId !== agentId) {
-    events.push({ type: "session.assigned" });
+    dryRun,
+  } satisfies LaunchInput;
+  // A unique violation means a concurrent launch committed a row first: a second pass finds it.
+  for (let attempt = 1;; attempt++) {
+    let outcome;
+    try {
+      outcome = await applyLaunch(deps.sql, input);
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt === 3) throw err;
+      continue;
+    }
+    switch (outcome.kind) {
+      case "done":
+      case "dry_run":
+        return { applied: outcome.applied, dryRun: outcome.kind === "dry_run" };
+      case "refused_by_lookups":
+        if (!outcome.lookups.replayFresh) throw replayed();
+        checkLookups(p, outcome.lookups);
+        throw new Error("launch_apply refused lookups that checkLookups accepts");
+      case "refused_agent":
+        if (outcome.agent.admin || outcome.agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
+        if (outcome.agent.disabled) refuseDisabled(p.agent.email);
+        throw new Error("launch_apply refused an agent that the flow accepts");
+    }
   }
-  return events;
 }
 
 /** Runs a launch; throws AppError for every refusal, after which nothing was written. */
@@ -322,24 +247,17 @@ export async function runLaunch(
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
-  const done = await inTransaction(deps, (tx) => launchIn(tx, p, meta, login));
-  if (done.result.events) eventsCommitted();
-  return done.result;
-}
-
-/**
- * Runs `work` in a transaction, again (up to 3 times) when a concurrent launch made it hit a
- * unique index: identities are resolved, never refused, so a violation only means that the other
- * launch committed first, and a second pass finds its rows.
- */
-async function inTransaction<T>(deps: Deps, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await deps.sql.begin(work) as T;
-    } catch (err) {
-      if (!isUniqueViolation(err) || attempt === 3) throw err;
-    }
-  }
+  const { applied } = await applyFlow(deps, p, meta, login, false);
+  if (applied.events) eventsCommitted();
+  return {
+    launchId: applied.launchId,
+    sessionId: applied.sessionId,
+    agentId: applied.agentId,
+    customerId: applied.customerId,
+    loginToken: login.token,
+    warnings: applied.warnings as LaunchWarning[],
+    events: applied.events,
+  };
 }
 
 /** What the dry run answers: the plan and the warnings the launch would record. */
@@ -348,15 +266,10 @@ export interface DryRunResult {
   warnings: LaunchWarning[];
 }
 
-/** Thrown inside the dry run's transaction to roll it back with what it reached. */
-class DryRunDone {
-  constructor(readonly result: DryRunResult) {}
-}
-
 /**
- * The dry run: the launch's own flow, in a transaction that is always rolled back, so it answers
- * exactly what the launch would (same checks, same matching, same refusals) and writes nothing.
- * Only sequences advance (PostgreSQL never rolls them back), so ids may skip numbers.
+ * The dry run: the launch's own flow, rolled back at its end, so it answers exactly what the
+ * launch would (same checks, same matching, same refusals) and writes nothing. Only sequences
+ * advance (PostgreSQL never rolls them back), so ids may skip numbers.
  */
 export async function planLaunch(
   deps: Deps,
@@ -364,14 +277,7 @@ export async function planLaunch(
   meta: LaunchMeta,
 ): Promise<DryRunResult> {
   const login = await newLoginToken(PORTAL_LOGIN_HOURS);
-  try {
-    await inTransaction(deps, async (tx) => {
-      const { plan, result } = await launchIn(tx, p, meta, login);
-      throw new DryRunDone({ plan, warnings: result.warnings });
-    });
-  } catch (err) {
-    if (err instanceof DryRunDone) return err.result;
-    throw err;
-  }
-  throw new Error("unreachable: the dry run's transaction always throws");
+  const { applied, dryRun } = await applyFlow(deps, p, meta, login, true);
+  if (!dryRun) throw new Error("launch_apply committed a dry run");
+  return { plan: applied.plan, warnings: applied.warnings as LaunchWarning[] };
 }

@@ -115,7 +115,7 @@ for (const backend of backends) {
   });
 
   test(
-    "is exactly 6 round trips (app lookup, BEGIN, 3 statements, COMMIT); 5 with the app cached",
+    "is exactly 2 round trips (app lookup, one launch_apply call); 1 with the app cached",
     async (f) => {
       forgetApps(f.svc.deps);
       const created = await f.launchJson(freshPayload());
@@ -129,27 +129,17 @@ for (const backend of backends) {
         assert.equal(status, 200);
         const sent = f.queries.slice(before).map((q) => {
           const text = q.replace(/\s+/g, " ").trim().toLowerCase();
-          return text === "begin" || text === "commit"
-            ? text
-            : /^with s as .* from field_settings/.test(text)
-            ? "lookups"
-            : /update users .* insert into users .* update customers .* insert into customers/
-                .test(text)
-            ? "agent and customer"
-            : /insert into sessions .* update sessions .* insert into launches/.test(text)
-            ? "session and the rest"
+          return /^select launch_apply\(\$1::jsonb\)/.test(text)
+            ? "launch_apply"
             : /from apps/.test(text)
             ? "app"
             : text.slice(0, 60);
         });
-        assert.deepEqual(sent, [
-          ...(existing ? [] : ["app"]),
-          "begin",
-          "lookups",
-          "agent and customer",
-          "session and the rest",
-          "commit",
-        ], existing ? "existing session" : "new session");
+        assert.deepEqual(
+          sent,
+          [...(existing ? [] : ["app"]), "launch_apply"],
+          existing ? "existing session" : "new session",
+        );
       }
     },
   );
