@@ -51,7 +51,7 @@ Deno.test("repo: no source or test file reads outside the repository", async () 
       if (!target.startsWith(ROOT.pathname)) escapes.push(`${rel(path)}: ${spec}`);
     }
     if (OUTSIDE_NAMES.test(text)) {
-      escapes.push(`${rel(path)}: names ../shared`);
+      escapes.push(`${rel(path)}: names the folder beside the repository`);
     }
   }
   assert.deepEqual(escapes, []);

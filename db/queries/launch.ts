@@ -2,6 +2,7 @@
  * SQL of the launch: one call of the launch_apply function (db/migrations/00013_launch_function.sql),
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
+import type postgres from "postgres";
 import { jsonb, type Sql, type Tx } from "../mod.ts";
 
 /** What the launch's lookups found (the flow's checks read it to say why a launch is refused). */
@@ -24,7 +25,6 @@ export interface LaunchLookups {
 
 /** The agent a launch names, when it may not be launched (an administrator's or disabled). */
 export interface RefusedAgent {
-  id: number;
   admin: boolean;
   disabled: boolean;
   emailOwnerIsAdmin: boolean;
@@ -121,10 +121,12 @@ const DRY_RUN_DONE = "PLL03";
  * concurrent launch) is thrown for the caller to run the launch again.
  */
 export async function applyLaunch(sql: Sql, input: LaunchInput): Promise<LaunchOutcome> {
+  // Serialized once by the driver (dates become ISO strings, as the function reads them); the
+  // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
   const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
   try {
     const [row] = await sql<{ applied: AppliedLaunch }[]>`
-      select launch_apply(${jsonb(sql, args)}::jsonb) as applied
+      select launch_apply(${sql.json(args as unknown as postgres.JSONValue)}::jsonb) as applied
     `;
     return { kind: "done", applied: row.applied };
   } catch (err) {
@@ -139,7 +141,6 @@ export async function applyLaunch(sql: Sql, input: LaunchInput): Promise<LaunchO
       return {
         kind: "refused_agent",
         agent: {
-          id: Number(a.id),
           admin: a.admin,
           disabled: a.disabled,
           emailOwnerIsAdmin: a.email_owner_is_admin,

@@ -77,8 +77,7 @@ export async function setUserDisabled(
       disabled_at = case when ${disabled} then coalesce(u.disabled_at, now()) end,
       updated_at = now()
     where u.id = ${id}
-    returning case when ${disabled} and u.disabled_at is not null
-      then (select n from live) else 0 end as logins_ended
+    returning case when ${disabled} then (select n from live) else 0 end as logins_ended
   `;
   return row ?? null;
 }

@@ -125,15 +125,9 @@ function checkLookups(p: LaunchPayload, found: LaunchLookups): void {
   }
 }
 
-function lookupQuery(p: LaunchPayload) {
-  const values = (type: string) => p.view.paths?.search.find((e) => e.type === type)?.values ?? [];
-  return {
-    sessionId: p.session.id,
-    customFields: Object.keys(p.session.customFields),
-    categoryUids: values("category_uid"),
-    pathUids: values("path_uid"),
-    tags: values("tag"),
-  };
+/** The guided-path search values of one type that the launch names. */
+function searchValues(p: LaunchPayload, type: string): string[] {
+  return p.view.paths?.search.find((e) => e.type === type)?.values ?? [];
 }
 
 function refuseAdmin(email: string): never {
@@ -181,16 +175,14 @@ async function applyFlow(
   dryRun: boolean,
 ): Promise<{ applied: AppliedLaunch; dryRun: boolean }> {
   const freshness = meta.freshness ?? { protection: "off", replay: null };
-  const query = lookupQuery(p);
   const input = {
     appId: meta.appId,
     appName: meta.appName,
-    sessionId: query.sessionId,
-    replay: freshness.replay &&
-      { key: freshness.replay.key, expiresAt: freshness.replay.expiresAt },
-    categoryUids: query.categoryUids,
-    pathUids: query.pathUids,
-    tags: query.tags,
+    sessionId: p.session.id,
+    replay: freshness.replay,
+    categoryUids: searchValues(p, "category_uid"),
+    pathUids: searchValues(p, "path_uid"),
+    tags: searchValues(p, "tag"),
     agent: p.agent,
     customer: p.customer,
     session: {

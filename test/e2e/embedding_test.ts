@@ -100,6 +100,13 @@ async function openHost(page: Page, f: Fixture, flavor = "embedded"): Promise<vo
   }, [{ ...CONTACT, target: flavor }] as const);
 }
 
+/** A new 900 × 800 page on the host, its elements given the contact (openHost). */
+async function openHostPage(f: Fixture): Promise<Page> {
+  const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
+  await openHost(page, f);
+  return page;
+}
+
 type Seen = { type: string; id: string; detail: Record<string, unknown> }[];
 const seen = (page: Page) => page.evaluate(() => (globalThis as unknown as { seen: Seen }).seen);
 
@@ -129,8 +136,7 @@ Deno.test(
   opts,
   async () => {
     const f = await fixture();
-    const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
-    await openHost(page, f);
+    const page = await openHostPage(f);
     await page.click("#a button");
     const frame = page.frameLocator("#a iframe");
     await frame.locator("main[data-layout=embedded] h1").waitFor();
@@ -176,8 +182,7 @@ Deno.test(
   opts,
   async () => {
     const f = await fixture();
-    const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
-    await openHost(page, f);
+    const page = await openHostPage(f);
     await page.click("#a button");
     await waitSeen(page, "portal-ready");
     await page.click("#b button");
@@ -270,8 +275,7 @@ Deno.test(
   opts,
   async () => {
     const f = await fixture();
-    const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
-    await openHost(page, f);
+    const page = await openHostPage(f);
     // focus() on the element lands on its button; Enter launches.
     await page.evaluate(() => document.getElementById("b")!.focus());
     assert.equal(
@@ -313,8 +317,7 @@ Deno.test(
   opts,
   async () => {
     const f = await fixture();
-    const page = await f.browser.newPage({ viewport: { width: 900, height: 800 } });
-    await openHost(page, f);
+    const page = await openHostPage(f);
     const found = (await seriousViolations(page)).map((v) => `before: ${v}`);
     await page.click("#a button");
     await page.frameLocator("#a iframe").locator("main h1").waitFor();

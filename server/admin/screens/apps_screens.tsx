@@ -16,7 +16,7 @@ import {
   BLANK_APP_FORM,
 } from "./app_form.tsx";
 import { adminContext, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
-import { adminPage, Banner, errorMap, type Errors } from "./layout.tsx";
+import { adminPage, Banner, ColumnHeads, errorMap, type Errors } from "./layout.tsx";
 
 /** The apps list and the app form. */
 export function appsScreens(deps: Deps): Hono<ScreenEnv> {
@@ -34,15 +34,9 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
           <a class="button" href="/admin/apps/new">New app</a>
         </p>
         <table data-testid="apps">
-          <thead>
-            <tr>
-              <th scope="col">App Name</th>
-              <th scope="col">Name</th>
-              <th scope="col">Authentication Type</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">Launch URL</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            columns={["App Name", "Name", "Authentication Type", "Enabled", "Launch URL"]}
+          />
           <tbody>
             {apps.map((a) => (
               <tr key={a.appName}>

@@ -5,7 +5,7 @@ import { validationError } from "../../http/errors.ts";
 import { CreateCustomFieldSchema } from "../schemas.ts";
 import { addCustomField, customFields, removeCustomField } from "../settings.ts";
 import { adminContext, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
-import { adminPage, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminPage, ColumnHeads, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
 
 /** The custom fields screen: the list, add and delete. */
 export function customFieldsScreens(deps: Deps): Hono<ScreenEnv> {
@@ -28,13 +28,7 @@ export function customFieldsScreens(deps: Deps): Hono<ScreenEnv> {
             Launches may set these in <code>customFields</code>; any other name is refused.
           </p>
           <table data-testid="custom-fields">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Label</th>
-                <th scope="col"></th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={["Name", "Label", ""]} />
             <tbody>
               {list.map((cf) => (
                 <tr key={cf.name}>

@@ -11,7 +11,7 @@ import { deliveries, type DeliveryRow, redeliver } from "../../callbacks/deliver
 import { findAppByName } from "../../../db/queries/apps.ts";
 import { AppError } from "../../http/errors.ts";
 import { adminContext, idParam, type ScreenEnv } from "./form_helpers.ts";
-import { adminPage, Banner, Csrf } from "./layout.tsx";
+import { adminPage, Banner, ColumnHeads, Csrf } from "./layout.tsx";
 import { appDetailPage } from "./app_detail.tsx";
 
 /** Events per page of the delivery log. */
@@ -116,18 +116,18 @@ export function deliveriesScreens(deps: Deps): Hono<ScreenEnv> {
           ? (
             <table>
               <caption>The latest {DELIVERIES_PAGE} events, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Id</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Reference</th>
-                  <th scope="col">Session</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
+              <ColumnHeads
+                columns={[
+                  "Id",
+                  "Created",
+                  "Type",
+                  "Reference",
+                  "Session",
+                  "Status",
+                  "Attempts",
+                  "Action",
+                ]}
+              />
               <tbody>
                 {rows.map((r) => <EventRow key={r.id} appName={app.appName} row={r} ctx={ctx} />)}
               </tbody>

@@ -21,7 +21,7 @@ import {
   UuidSchema,
 } from "../schemas.ts";
 import { adminContext, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
-import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminPage, Banner, ColumnHeads, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
 import {
   BLANK_PATH_FORM,
   type PathForm,
@@ -69,14 +69,7 @@ export function guidedPathsScreens(deps: Deps): Hono<ScreenEnv> {
                 <code>{cat.uid}</code>
               </p>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Path</th>
-                    <th scope="col">Tags</th>
-                    <th scope="col">Published</th>
-                    <th scope="col">Steps</th>
-                  </tr>
-                </thead>
+                <ColumnHeads columns={["Path", "Tags", "Published", "Steps"]} />
                 <tbody>
                   {list.filter((p) => p.categoryUid === cat.uid).map((p) => (
                     <tr key={p.uid}>

@@ -5,7 +5,7 @@ import type { Deps } from "../../deps.ts";
 import { AppError } from "../../http/errors.ts";
 import { launchDetail, launchLog } from "../launch_log.ts";
 import { adminContext, type ScreenEnv } from "./form_helpers.ts";
-import { adminPage } from "./layout.tsx";
+import { adminPage, ColumnHeads } from "./layout.tsx";
 
 /** Launch attempts per page. */
 export const LAUNCHES_PAGE = 50;
@@ -66,16 +66,7 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
           <button type="submit" class="secondary">Filter</button>
         </form>
         <table data-testid="launches">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">App</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Warnings</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Session</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={["Time", "App", "Outcome", "Warnings", "Agent", "Session"]} />
           <tbody>
             {shown.map((l) => (
               <tr key={l.id}>

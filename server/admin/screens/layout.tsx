@@ -180,6 +180,17 @@ export function Checks(props: {
   );
 }
 
+/** A table's header row: one column heading per name. */
+export function ColumnHeads(props: { columns: string[] }): JSX.Element {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((name, i) => <th key={i} scope="col">{name}</th>)}
+      </tr>
+    </thead>
+  );
+}
+
 /** A message above a form: a notice, or an alert listing what was refused. */
 export function Banner(props: { notice?: string | null; error?: string | null }): JSX.Element {
   return (

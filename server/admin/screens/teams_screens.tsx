@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { changeTeamName, createTeam, removeTeam, teams } from "../users.ts";
 import { adminContext, idParam, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
-import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import { adminPage, Banner, ColumnHeads, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
 
 /** The team screens. */
 export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
@@ -24,14 +24,7 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
         <>
           <Banner error={state.error ?? null} />
           <table data-testid="teams">
-            <thead>
-              <tr>
-                <th scope="col">Team id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Members</th>
-                <th scope="col"></th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={["Team id", "Name", "Members", ""]} />
             <tbody>
               {list.map((t) => (
                 <tr key={t.id}>

@@ -13,7 +13,16 @@ import {
   userById,
 } from "../users.ts";
 import { adminContext, all, idParam, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
-import { adminPage, Banner, Check, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import {
+  adminPage,
+  Banner,
+  Check,
+  ColumnHeads,
+  Csrf,
+  errorMap,
+  type Errors,
+  Field,
+} from "./layout.tsx";
 
 /** Users per page. */
 export const USERS_PAGE = 50;
@@ -54,17 +63,9 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
           <button type="submit" class="secondary">Search</button>
         </form>
         <table data-testid="users">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">External id</th>
-              <th scope="col">Teams</th>
-              <th scope="col">Password</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            columns={["Name", "E-mail", "Role", "External id", "Teams", "Password", "Status"]}
+          />
           <tbody>
             {shown.map((u) => (
               <tr key={u.id}>
@@ -179,35 +180,30 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
             )
             : null}
           <h2>Access</h2>
-          {user.disabledAt
-            ? (
-              <>
-                <p data-testid="access">
+          <p data-testid="access">
+            {user.disabledAt
+              ? (
+                <>
                   <strong>Disabled</strong> since{" "}
                   {user.disabledAt.toISOString()}. The user cannot sign in, reset a password or be
                   logged in by a launch.
-                </p>
-                <form method="post" action={`/admin/users/${user.id}/access`}>
-                  <Csrf ctx={ctx} />
-                  <input type="hidden" name="disabled" value="false" />
-                  <button type="submit">Enable user</button>
-                </form>
-              </>
-            )
-            : (
-              <>
-                <p data-testid="access">
+                </>
+              )
+              : (
+                <>
                   <strong>Enabled.</strong>{" "}
                   Disabling ends all of this user's logins now and stops sign-in, password reset and
                   launches for them until the user is enabled again.
-                </p>
-                <form method="post" action={`/admin/users/${user.id}/access`}>
-                  <Csrf ctx={ctx} />
-                  <input type="hidden" name="disabled" value="true" />
-                  <button type="submit" class="danger">Disable user</button>
-                </form>
-              </>
-            )}
+                </>
+              )}
+          </p>
+          <form method="post" action={`/admin/users/${user.id}/access`}>
+            <Csrf ctx={ctx} />
+            <input type="hidden" name="disabled" value={String(!user.disabledAt)} />
+            <button type="submit" class={user.disabledAt ? undefined : "danger"}>
+              {user.disabledAt ? "Enable user" : "Disable user"}
+            </button>
+          </form>
         </>,
       ),
       status,
