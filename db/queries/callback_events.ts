@@ -88,9 +88,11 @@ function claimed(rows: ClaimedEvent[]): ClaimedEvent[] {
 }
 
 /**
- * Claims up to `limit` due events for `leaseMs`: pending ones whose time has come, and delivering
- * ones whose lease ran out (their worker died). An event waits while an earlier event of the same
- * session is still pending or being delivered, so one session's events arrive in order.
+ * Claims up to `limit` due events for `leaseMs` with the SQL function claim_callback_events:
+ * pending ones whose time has come, and delivering ones whose lease ran out (their worker died).
+ * An event waits while an earlier event of the same session is still pending or being delivered,
+ * so one session's events arrive in order. The function walks the due index in order and stops
+ * once it holds `limit` events, whatever the size of the backlog.
  */
 export async function claimDueEvents(
   sql: Sql,
@@ -98,29 +100,8 @@ export async function claimDueEvents(
   leaseMs: number,
 ): Promise<ClaimedEvent[]> {
   const rows = await sql<ClaimedEvent[]>`
-    with due as (
-      select e.id from callback_events e
-      where e.status in ('pending', 'delivering')
-        and e.next_attempt_at <= now()
-        and (e.status = 'pending' or e.lease_until < now())
-        and not exists (
-          select 1 from callback_events p
-          where p.session_id = e.session_id and p.id < e.id
-            and p.status in ('pending', 'delivering')
-        )
-      order by e.next_attempt_at, e.id
-      limit ${limit}
-      for update skip locked
-    ),
-    taken as (
-      update callback_events e set status = 'delivering', attempts = e.attempts + 1,
-        lease_until = now() + ${leaseMs} * interval '1 millisecond',
-        next_attempt_at = now()
-      from due where e.id = due.id
-      returning e.*
-    )
     select ${CLAIMED_COLUMNS(sql)}
-    from taken e join apps a on a.id = e.app_id
+    from claim_callback_events(${limit}, ${leaseMs}) e join apps a on a.id = e.app_id
     order by e.id
   `;
   return claimed(rows);
@@ -168,31 +149,32 @@ export type NextStep =
   | { status: "failed" }
   | { status: "pending"; retryInMs: number };
 
-/** Records an attempt and moves the event on, in one statement. */
-export async function finishAttempt(
-  sql: Sql,
-  eventId: number,
-  attempt: AttemptRecord,
-  next: NextStep,
-): Promise<void> {
-  const retryMs = next.status === "pending" ? next.retryInMs : 0;
-  await sql`
-    with attempt as (
-      insert into callback_attempts (event_id, started_at, duration_ms, status_code, error,
-        response_snippet, url)
-      values (${eventId}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.statusCode},
-        ${attempt.error}, ${attempt.responseSnippet}, ${attempt.url})
-      returning 1
-    )
-    update callback_events set
-      status = ${next.status},
-      lease_until = null,
-      last_error = ${attempt.error ?? (attempt.statusCode ? `HTTP ${attempt.statusCode}` : null)},
-      next_attempt_at = case when ${next.status} = 'pending'
-        then now() + ${retryMs} * interval '1 millisecond' else next_attempt_at end,
-      finished_at = case when ${next.status} = 'pending' then null else now() end
-    where id = ${eventId} and status = 'delivering'
-  `;
+/** One finished attempt of one event and what happens to the event next. */
+export interface FinishedAttempt {
+  eventId: number;
+  attempt: AttemptRecord;
+  next: NextStep;
+}
+
+/**
+ * Records a batch of attempts and moves their events on, in one statement (the SQL function
+ * finish_callback_attempts). An event no longer being delivered (redelivered or purged in
+ * between) keeps its state; its attempt is still logged while the event exists.
+ */
+export async function finishAttempts(sql: Sql, finished: FinishedAttempt[]): Promise<void> {
+  if (!finished.length) return;
+  const results = finished.map(({ eventId, attempt, next }) => ({
+    eventId,
+    startedAt: attempt.startedAt.toISOString(),
+    durationMs: attempt.durationMs,
+    statusCode: attempt.statusCode,
+    error: attempt.error,
+    responseSnippet: attempt.responseSnippet,
+    url: attempt.url,
+    status: next.status,
+    retryMs: next.status === "pending" ? next.retryInMs : 0,
+  }));
+  await sql`select finish_callback_attempts(${sql.json(results)})`;
 }
 
 /** Puts an event back in the queue for a new round of attempts; false when unknown. */

@@ -44,4 +44,4 @@ export const URL_PLACEHOLDERS = ["{referenceId}", "{webhookId}", "{instanceUrl}"
 export const RESPONSE_SNIPPET_BYTES = 4096;
 
 /** What a delivery worker claims at once. */
-export const CLAIM_BATCH = 16;
+export const CLAIM_BATCH = 64;

@@ -8,7 +8,7 @@
  */
 import {
   claimDueEvents,
-  finishAttempt,
+  finishAttempts,
   insertClaimedPing,
 } from "../../db/queries/callback_events.ts";
 import type { ClaimedEvent } from "../../db/queries/callback_events.ts";
@@ -60,10 +60,8 @@ export class DeliveryWorker {
       this.options.batch ?? CLAIM_BATCH,
       leaseMs(this.ctx.settings.timeoutMs),
     );
-    await Promise.all(events.map(async (event) => {
-      const result = await deliverEvent(this.ctx, event);
-      await this.#record(event.id, event.type, result);
-    }));
+    const results = await Promise.all(events.map((event) => deliverEvent(this.ctx, event)));
+    await this.#record(events, results);
     return events.length;
   }
 
@@ -83,21 +81,28 @@ export class DeliveryWorker {
     );
     if (!event) return null;
     const result = await deliverEvent(this.ctx, event);
-    await this.#record(event.id, event.type, result);
+    await this.#record([event], [result]);
     return { event, result };
   }
 
-  async #record(id: number, type: string, r: Delivered): Promise<void> {
-    await finishAttempt(this.ctx.sql, id, r.attempt, r.next);
-    const fields = {
-      event: id,
-      type,
-      status: r.next.status,
-      statusCode: r.attempt.statusCode,
-      error: r.attempt.error,
-      durationMs: r.attempt.durationMs,
-    };
-    if (r.next.status === "delivered") log.debug("callback delivered", fields);
-    else log.warn("callback attempt failed", fields);
+  /** Records a batch's attempts in one statement, then logs each. */
+  async #record(events: ClaimedEvent[], results: Delivered[]): Promise<void> {
+    await finishAttempts(
+      this.ctx.sql,
+      events.map((e, i) => ({ eventId: e.id, attempt: results[i].attempt, next: results[i].next })),
+    );
+    events.forEach(({ id, type }, i) => {
+      const r = results[i];
+      const fields = {
+        event: id,
+        type,
+        status: r.next.status,
+        statusCode: r.attempt.statusCode,
+        error: r.attempt.error,
+        durationMs: r.attempt.durationMs,
+      };
+      if (r.next.status === "delivered") log.debug("callback delivered", fields);
+      else log.warn("callback attempt failed", fields);
+    });
   }
 }

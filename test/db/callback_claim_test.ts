@@ -1,0 +1,153 @@
+/**
+ * The outbox claim (claim_callback_events) and batch recording (finish_callback_attempts) on a
+ * backlog whose statistics are stale (no ANALYZE after the bulk insert): oldest due first, one
+ * event per session at a time, leases, concurrent claims never sharing an event, and a batch of
+ * outcomes recorded in one statement.
+ */
+import assert from "node:assert/strict";
+import { backends } from "../helpers/db.ts";
+import { migrate } from "../../db/migrate.ts";
+import type { Sql } from "../../db/mod.ts";
+import {
+  type AttemptRecord,
+  claimDueEvents,
+  finishAttempts,
+} from "../../db/queries/callback_events.ts";
+
+const SESSIONS = 1_000;
+const PER_SESSION = 3;
+
+/** An app with SESSIONS sessions and PER_SESSION pending events each, written session by session. */
+async function backlog(sql: Sql): Promise<number> {
+  const [app] = await sql`insert into apps (app_name, name, auth_type, api_key_sealed,
+    callback_url) values ('claim', 'Claim', 'signed_request', 'sealed', 'https://crm.example/')
+    returning id`;
+  await sql`insert into customers (app_id, email)
+    select ${app.id}, 'c' || g || '@example.org' from generate_series(1, ${SESSIONS}) g`;
+  await sql`insert into sessions (app_id, customer_id)
+    select app_id, id from customers order by id`;
+  await sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
+    select 'msg_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
+    from sessions s, generate_series(1, ${PER_SESSION}) n order by s.id, n`;
+  return app.id;
+}
+
+const attempt = (statusCode: number | null, error: string | null = null): AttemptRecord => ({
+  startedAt: new Date(),
+  durationMs: 3,
+  statusCode,
+  error,
+  responseSnippet: statusCode ? "ok" : null,
+  url: "https://crm.example/",
+});
+
+for (const backend of backends) {
+  const name = (what: string) => `callback claim: ${what} [${backend.name}]`;
+
+  Deno.test(name("oldest due first, one event per session, leases respected"), async () => {
+    const db = await backend.open();
+    try {
+      await migrate(db.sql);
+      await backlog(db.sql);
+      const first = await claimDueEvents(db.sql, 64, 60_000);
+      assert.equal(first.length, 64);
+      const sessions = first.map((e) => e.sessionId);
+      assert.equal(new Set(sessions).size, 64, "one event per session");
+      const [{ heads }] = await db.sql`select array_agg(id order by id)::bigint[] as heads from (
+        select min(id) as id from callback_events group by session_id order by 1 limit 64) h`;
+      assert.deepEqual(first.map((e) => Number(e.id)), heads.map(Number), "the oldest heads");
+      assert.ok(first.every((e) => e.attempts === 1 && e.app.appName === "claim"));
+
+      // Leased: not claimed again; the next claim takes the next sessions' heads.
+      const second = await claimDueEvents(db.sql, 64, 60_000);
+      assert.equal(second.length, 64);
+      assert.ok(second.every((e) => !sessions.includes(e.sessionId)), "held sessions wait");
+      assert.ok(Number(second[0].id) > Number(first.at(-1)!.id));
+
+      // A lease that ran out (its worker died) is taken over, with the attempt counted.
+      await db.sql`update callback_events set lease_until = now() - interval '1 second'
+        where id = ${first[0].id}`;
+      const rest = await claimDueEvents(db.sql, SESSIONS * PER_SESSION, 60_000);
+      const again = rest.filter((e) => first.some((f) => f.id === e.id));
+      assert.deepEqual(again.map((e) => [e.id, e.attempts]), [[first[0].id, 2]]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  Deno.test(
+    name("a retry waiting for its time holds back its session's later events"),
+    async () => {
+      const db = await backend.open();
+      try {
+        await migrate(db.sql);
+        await backlog(db.sql);
+        const [head] = await claimDueEvents(db.sql, 1, 60_000);
+        await finishAttempts(db.sql, [{
+          eventId: head.id,
+          attempt: attempt(503),
+          next: { status: "pending", retryInMs: 60_000 },
+        }]);
+        const all = await claimDueEvents(db.sql, SESSIONS * PER_SESSION, 60_000);
+        assert.equal(all.length, SESSIONS - 1, "every other session's head, nothing of this one");
+        assert.ok(!all.some((e) => e.sessionId === head.sessionId));
+      } finally {
+        await db.close();
+      }
+    },
+  );
+
+  Deno.test(name("a batch's outcomes are recorded in one statement"), async () => {
+    const db = await backend.open();
+    try {
+      await migrate(db.sql);
+      await backlog(db.sql);
+      const [a, b, c, d] = await claimDueEvents(db.sql, 4, 60_000);
+      // d is redelivered by an administrator while its attempt is in flight.
+      await db.sql`update callback_events set status = 'pending', lease_until = null
+        where id = ${d.id}`;
+      await finishAttempts(db.sql, [
+        { eventId: a.id, attempt: attempt(200), next: { status: "delivered" } },
+        { eventId: b.id, attempt: attempt(null, "timed out"), next: { status: "failed" } },
+        { eventId: c.id, attempt: attempt(500), next: { status: "pending", retryInMs: 5_000 } },
+        { eventId: d.id, attempt: attempt(200), next: { status: "delivered" } },
+      ]);
+      const rows = await db.sql`select id, status, last_error, lease_until,
+          finished_at is not null as finished,
+          next_attempt_at > now() + interval '4 seconds' as later,
+          (select count(*)::int from callback_attempts t where t.event_id = e.id) as logged
+        from callback_events e where id in ${db.sql([a.id, b.id, c.id, d.id])} order by id`;
+      assert.deepEqual(rows.map((r) => [r.status, r.lastError, r.finished, r.logged]), [
+        ["delivered", "HTTP 200", true, 1],
+        ["failed", "timed out", true, 1],
+        ["pending", "HTTP 500", false, 1],
+        ["pending", null, false, 1],
+      ]);
+      assert.ok(rows.every((r) => r.leaseUntil === null));
+      assert.equal(rows[2].later, true, "retried after its backoff");
+      await finishAttempts(db.sql, []);
+    } finally {
+      await db.close();
+    }
+  });
+
+  if (backend.name === "postgres") {
+    Deno.test(name("concurrent claims never share an event"), async () => {
+      const db = await backend.open({ max: 8 });
+      try {
+        await migrate(db.sql);
+        await backlog(db.sql);
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, () => claimDueEvents(db.sql, 50, 60_000)),
+        );
+        const ids = claims.flat().map((e) => e.id);
+        assert.equal(ids.length, 400, "each claim filled its batch");
+        assert.equal(new Set(ids).size, ids.length, "no event claimed twice");
+        const sessions = claims.flat().map((e) => e.sessionId);
+        assert.equal(new Set(sessions).size, sessions.length, "no session in two claims");
+      } finally {
+        await db.close();
+      }
+    });
+  }
+}
