@@ -50,11 +50,11 @@ export async function ensureBootstrapClient(tx: Tx, clientId: string, secret: st
   }
   if (
     existing && existing.scopes.length === SCOPES.length &&
-    await verifySecret(secret, existing.secretHash)
+    verifySecret(secret, existing.secretHash)
   ) return;
   await upsertStandaloneClient(tx, {
     clientId,
-    secretHash: await hashSecret(secret),
+    secretHash: hashSecret(secret),
     scopes: [...SCOPES],
   });
 }

@@ -139,7 +139,7 @@ export async function createApp(
     if (!app || app === "conflict") throw new Error(`app ${inserted.id} vanished`);
     const client = await insertAppClient(tx, {
       clientId: `cid_${generateToken(24)}`,
-      secretHash: await hashSecret(clientSecret),
+      secretHash: hashSecret(clientSecret),
       appId: app.id,
       scopes: input.clientScopes ?? DEFAULT_APP_SCOPES,
     });
@@ -289,7 +289,7 @@ export async function rotateClientSecret(
   const clientSecret = generateToken(40);
   const client = await deps.sql.begin(async (tx) => {
     const { client } = await loadApp(tx, appName);
-    await replaceClientSecret(tx, client.id, await hashSecret(clientSecret));
+    await replaceClientSecret(tx, client.id, hashSecret(clientSecret));
     return client;
   });
   // After the commit, so no request re-caches a token between the flush and the revocation.

@@ -38,8 +38,8 @@ function sameBytes(a: string, b: string): boolean {
   return !!x && !!y && x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
-async function anyKeyMatches(raw: string, keys: string[]): Promise<boolean> {
-  for (const key of keys) if (await signatureMatches(raw, key)) return true;
+function anyKeyMatches(raw: string, keys: string[]): boolean {
+  for (const key of keys) if (signatureMatches(raw, key)) return true;
   return false;
 }
 
@@ -54,7 +54,7 @@ async function diagnose(
   const dot = raw.indexOf(".");
   const sig = raw.slice(0, dot);
   const encoded = raw.slice(dot + 1);
-  if (raw.includes(" ") && await anyKeyMatches(raw.replaceAll(" ", "+"), keys)) {
+  if (raw.includes(" ") && anyKeyMatches(raw.replaceAll(" ", "+"), keys)) {
     return [
       "'+' characters arrived as spaces: the form body was not percent-encoded. Encode the " +
       "value (URLSearchParams, encodeURIComponent) or submit a real HTML form.",
@@ -64,7 +64,7 @@ async function diagnose(
     const standard = encoded.replaceAll("-", "+").replaceAll("_", "/");
     const padded = standard + "=".repeat((4 - (standard.length % 4)) % 4);
     for (const candidate of [standard, padded]) {
-      if (await anyKeyMatches(`${sig}.${candidate}`, keys)) {
+      if (anyKeyMatches(`${sig}.${candidate}`, keys)) {
         return [
           "The payload was turned into URL-safe Base64 after signing. The HMAC covers the exact " +
           "payload text: send the standard Base64 text you signed.",
@@ -76,7 +76,7 @@ async function diagnose(
   if (payloadText !== null) {
     if (!encoded.endsWith("=")) {
       const padded = encoded + "=".repeat((4 - (encoded.length % 4)) % 4);
-      if (padded !== encoded && await anyKeyMatches(`${sig}.${padded}`, keys)) {
+      if (padded !== encoded && anyKeyMatches(`${sig}.${padded}`, keys)) {
         return ["The payload's '=' padding was removed after signing: send it as signed."];
       }
     }
@@ -84,7 +84,7 @@ async function diagnose(
       const parsed = JSON.parse(payloadText);
       for (const json of [JSON.stringify(parsed), JSON.stringify(parsed, null, 2)]) {
         if (json === payloadText) continue;
-        if (await anyKeyMatches(`${sig}.${encodeBase64(json)}`, keys)) {
+        if (anyKeyMatches(`${sig}.${encodeBase64(json)}`, keys)) {
           return [
             "The payload was re-encoded after signing (its JSON was re-serialized). Sign the " +
             "exact Base64 text you send, and send it unchanged.",
@@ -106,7 +106,7 @@ async function diagnose(
   }
   for (const other of await listApps(deps.sql)) {
     if (other.id === appId) continue;
-    if (await anyKeyMatches(raw, (await signingKeys(deps, other)).map((k) => k.key))) {
+    if (anyKeyMatches(raw, (await signingKeys(deps, other)).map((k) => k.key))) {
       return [`It was signed with the key of another app, ${other.appName}.`];
     }
   }
@@ -161,7 +161,7 @@ export async function inspectSignedRequest(
     }
   }
   const keys = (await signingKeys(deps, app)).map((k) => k.key);
-  out.signature = await anyKeyMatches(value, keys) ? "valid" : "invalid";
+  out.signature = anyKeyMatches(value, keys) ? "valid" : "invalid";
   if (out.signature === "invalid") {
     out.causes = await diagnose(deps, app.id, value, keys, out.payloadText);
   } else if (repaired) {

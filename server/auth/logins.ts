@@ -23,13 +23,13 @@ import {
 import { ADMIN_COOKIE, loginCookieValue } from "./cookies.ts";
 
 /** A new login token: 256 random bits, its hash (stored) and its expiry. */
-export async function newLoginToken(
+export function newLoginToken(
   hours: number,
-): Promise<{ token: string; tokenHash: string; expiresAt: Date }> {
+): { token: string; tokenHash: string; expiresAt: Date } {
   const token = encodeBase64Url(randomBytes(32));
   return {
     token,
-    tokenHash: await sha256(token),
+    tokenHash: sha256(token),
     expiresAt: new Date(Date.now() + hours * 3_600_000),
   };
 }
@@ -53,11 +53,11 @@ export async function loginOfCookie(
 ): Promise<Login | null> {
   const token = loginCookieValue(c, cookie);
   if (!token) return null;
-  const tokenHash = await sha256(token);
+  const tokenHash = sha256(token);
   // A login is accepted only by its own cookie: a portal token in the admin cookie is no login.
   const row = await findLogin(deps.sql, tokenHash, cookie === ADMIN_COOKIE ? "admin" : "portal");
   if (!row) return null;
-  return { ...row, tokenHash, csrf: (await sha256(`${purpose}:${token}`)).slice(0, 32) };
+  return { ...row, tokenHash, csrf: (sha256(`${purpose}:${token}`)).slice(0, 32) };
 }
 
 /** True when a posted form carries the CSRF token of the login. */
@@ -104,7 +104,7 @@ export class PasswordSignIn {
       return { kind: "refused" };
     }
     await signInSucceeded(deps.sql, account, a.address);
-    const login = await newLoginToken(this.hours);
+    const login = newLoginToken(this.hours);
     await insertLogin(deps.sql, {
       tokenHash: login.tokenHash,
       userId: user.id,

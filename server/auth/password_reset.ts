@@ -49,8 +49,8 @@ const COMMON = new Set([
 /** What a request came to: the same page either way, or a wait (rate limit). */
 export type ResetRequestResult = { kind: "sent" } | { kind: "wait"; ms: number };
 
-async function fingerprint(passwordHash: string | null): Promise<string> {
-  return await sha256(`password:${passwordHash ?? "none"}`);
+function fingerprint(passwordHash: string | null): string {
+  return sha256(`password:${passwordHash ?? "none"}`);
 }
 
 /**
@@ -100,7 +100,7 @@ async function requestOnce(
   });
   if (byAccount.waitMs > 0) return { kind: "wait", ms: byAccount.waitMs };
   const token = encodeBase64Url(randomBytes(32));
-  const tokenHash = await sha256(token);
+  const tokenHash = sha256(token);
   const user = email && deps.mail ? await resetAccount(deps.sql, email, r.role) : null;
   if (!user) return { kind: "sent" };
   const minutes = deps.config.passwordResetTtlMinutes;
@@ -108,7 +108,7 @@ async function requestOnce(
     await insertReset(tx, {
       tokenHash,
       userId: user.id,
-      passwordFingerprint: await fingerprint(user.passwordHash),
+      passwordFingerprint: fingerprint(user.passwordHash),
       expiresAt: new Date(Date.now() + minutes * 60_000),
     });
     await enqueueMail(tx, resetMail(user, `${r.linkBase}/${token}`, minutes));
@@ -123,8 +123,8 @@ export async function resetLinkAccount(
   token: string,
   role: ResetRole,
 ): Promise<{ email: string; locale: string | null } | null> {
-  const found = await liveReset(deps.sql, await sha256(token), role);
-  if (!found || found.passwordFingerprint !== await fingerprint(found.passwordHash)) return null;
+  const found = await liveReset(deps.sql, sha256(token), role);
+  if (!found || found.passwordFingerprint !== fingerprint(found.passwordHash)) return null;
   return { email: found.email, locale: found.locale };
 }
 
@@ -157,11 +157,11 @@ export async function resetPassword(
   deps: Deps,
   r: { token: string; role: ResetRole; password: string; loginHours: number },
 ): Promise<ResetResult> {
-  const tokenHash = await sha256(r.token);
-  const login = await newLoginToken(r.loginHours);
+  const tokenHash = sha256(r.token);
+  const login = newLoginToken(r.loginHours);
   const result = await deps.sql.begin(async (tx): Promise<ResetResult> => {
     const found = await liveReset(tx, tokenHash, r.role, true);
-    if (!found || found.passwordFingerprint !== await fingerprint(found.passwordHash)) {
+    if (!found || found.passwordFingerprint !== fingerprint(found.passwordHash)) {
       return { kind: "invalid_link" };
     }
     const problem = passwordProblem(r.password, found.email);

@@ -238,7 +238,7 @@ export async function runLaunch(
   p: LaunchPayload,
   meta: LaunchMeta,
 ): Promise<LaunchResult> {
-  const login = await newLoginToken(PORTAL_LOGIN_HOURS);
+  const login = newLoginToken(PORTAL_LOGIN_HOURS);
   const { applied } = await applyFlow(deps, p, meta, login, false);
   if (applied.events) eventsCommitted();
   return {
@@ -268,7 +268,7 @@ export async function planLaunch(
   p: LaunchPayload,
   meta: LaunchMeta,
 ): Promise<DryRunResult> {
-  const login = await newLoginToken(PORTAL_LOGIN_HOURS);
+  const login = newLoginToken(PORTAL_LOGIN_HOURS);
   const { applied, dryRun } = await applyFlow(deps, p, meta, login, true);
   if (!dryRun) throw new Error("launch_apply committed a dry run");
   return { plan: applied.plan, warnings: applied.warnings as LaunchWarning[] };

@@ -117,7 +117,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       }
       const raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, appRow);
-      const verified = await verifySignedRequest(raw, keys.map((k) => k.key));
+      const verified = verifySignedRequest(raw, keys.map((k) => k.key));
       if (verified.repaired) warnings = [verified.repaired];
       // The app's implementor class maps its CRM's request onto the payload contract.
       const mapped = adapterOf(appRow.implementor).mapLaunch(verified.payload);
@@ -208,7 +208,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
   async function reentry(c: Context<AppEnv>, appId: number, replayKey: string) {
     const token = loginCookieValue(c, PORTAL_COOKIE);
     if (!token) return null;
-    const found = await reentryOf(deps.sql, { tokenHash: await sha256(token), appId, replayKey });
+    const found = await reentryOf(deps.sql, { tokenHash: sha256(token), appId, replayKey });
     return found ? landed(c, found.sessionId, found.launchId, { warnings: [] }) : null;
   }
 

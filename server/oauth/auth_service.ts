@@ -63,7 +63,7 @@ export class AuthService {
     const accessToken = encodeBase64Url(randomBytes(32));
     const expiresAt = new Date(this.#now() + this.options.tokenTtlSeconds * 1000);
     await insertToken(this.sql, {
-      tokenHash: await sha256(accessToken),
+      tokenHash: sha256(accessToken),
       clientDbId,
       scopes,
       expiresAt,
@@ -86,7 +86,7 @@ export class AuthService {
         return hit.info;
       }
     }
-    const row = await findLiveToken(this.sql, await sha256(token));
+    const row = await findLiveToken(this.sql, sha256(token));
     if (!row) return null;
     const info: TokenInfo = { ...row };
     if (this.options.cacheSeconds > 0) {
@@ -107,7 +107,7 @@ export class AuthService {
     token: string,
     caller: { id: number; scopes: string[] },
   ): Promise<(TokenInfo & { issuedAt: Date }) | null> {
-    const row = await findLiveTokenDetails(this.sql, await sha256(token));
+    const row = await findLiveTokenDetails(this.sql, sha256(token));
     if (!row) return null;
     if (row.clientDbId !== caller.id && !caller.scopes.includes("admin")) return null;
     const { createdAt, ...info } = row;
@@ -116,7 +116,7 @@ export class AuthService {
 
   /** Revokes a token of the given client (RFC 7009); unknown tokens are ignored. */
   async revoke(token: string, clientDbId: number): Promise<void> {
-    const hash = await sha256(token);
+    const hash = sha256(token);
     const revoked = await revokeToken(this.sql, hash, clientDbId);
     if (revoked) this.#cache.delete(token);
   }

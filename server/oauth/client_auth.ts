@@ -13,7 +13,7 @@ export interface ClientCredentials {
 }
 
 // Verified against when the client id is unknown, so both failures take the same time.
-const DUMMY_HASH = await hashSecret("dummy-secret-for-unknown-clients");
+const DUMMY_HASH = hashSecret("dummy-secret-for-unknown-clients");
 
 function formDecode(text: string): string {
   return decodeURIComponent(text.replace(/\+/g, " "));
@@ -92,7 +92,7 @@ export function readClientCredentials(
 /** Verifies credentials; unknown client and wrong secret fail alike, in about the same time. */
 export async function authenticateClient(tx: Tx, creds: ClientCredentials): Promise<ApiClientRow> {
   const client = await findClient(tx, creds.clientId);
-  const ok = await verifySecret(creds.clientSecret, client?.secretHash ?? DUMMY_HASH);
+  const ok = verifySecret(creds.clientSecret, client?.secretHash ?? DUMMY_HASH);
   // A disabled app's client is refused like an unknown one (its tokens stop working too).
   if (client && ok && client.appEnabled) return client;
   const message = "Client authentication failed";

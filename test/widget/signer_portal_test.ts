@@ -52,7 +52,7 @@ Deno.test(
     const res = await handler(svc, app)(post(contact));
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
-    const verified = await verifySignedRequest(body.signedRequest, [app.apiKey]);
+    const verified = verifySignedRequest(body.signedRequest, [app.apiKey]);
     assert.match(String((verified.payload as { nonce: string }).nonce), /^[0-9a-f-]{36}$/);
     const [{ n: after }] = await svc.db.sql`select count(*)::int as n from launches`;
     assert.equal(after, before, "the dry run writes no launch record");

@@ -29,7 +29,7 @@ Deno.test("signer: UTF-8 names round-trip through the service's verifier", async
     context: { user, environment: { parameters: contact } },
   };
   const signed = await signLaunch(payload, KEY);
-  const verified = await verifySignedRequest(signed, [KEY]);
+  const verified = verifySignedRequest(signed, [KEY]);
   assert.deepEqual(verified.payload, payload);
 });
 
@@ -57,7 +57,7 @@ Deno.test("signer: createSignHandler answers {action, signedRequest} the service
   assert.equal(res.headers.get("Cache-Control"), "no-store");
   const body = await res.json();
   assert.equal(body.action, "https://portal.example.com/portal/api/auth/app/crm");
-  const verified = await verifySignedRequest(body.signedRequest, [KEY]);
+  const verified = verifySignedRequest(body.signedRequest, [KEY]);
   const payload = verified.payload as { context: { user: unknown; environment: unknown } };
   assert.deepEqual(payload.context.user, user, "the user comes from the server, not the page");
   assert.deepEqual(payload.context.environment, { parameters: contact });
@@ -70,7 +70,7 @@ Deno.test("signer: the server adds its own parameters; the page cannot add other
   });
   const ok = await h(post({ parameters: { contactId: "C7" } }));
   const signed = (await ok.json()).signedRequest;
-  const params = ((await verifySignedRequest(signed, [KEY])).payload as {
+  const params = ((verifySignedRequest(signed, [KEY])).payload as {
     context: { environment: { parameters: Record<string, unknown> } };
   }).context.environment.parameters;
   assert.equal(params.contactId, "C7");

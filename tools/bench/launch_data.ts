@@ -128,3 +128,19 @@ end
   );
   return script;
 }
+
+/** A wrk script reading random sessions of the loaded data with the bearer `token`. */
+export async function writeSessionScript(tmp: string, token: string, minSession: number) {
+  const script = `${tmp}/session.lua`;
+  const last = DATA.sessions - 1;
+  await Deno.writeTextFile(
+    script,
+    `wrk.headers["Authorization"] = "Bearer ${token}"
+math.randomseed(os.time() + math.floor(os.clock() * 1000000))
+request = function()
+  return wrk.format("GET", "/api/v1/sessions/" .. (${minSession} + math.random(0, ${last})))
+end
+`,
+  );
+  return script;
+}

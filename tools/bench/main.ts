@@ -3,20 +3,35 @@
  * baselines (a Hono hello-world on the same Deno; pgbench TPC-B and select-only on the same
  * server), launches with the realistic app config (replay protection `required`, callbacks to a
  * local receiver), token issuance and the REST API against realistic data (10,000 agents, 50,000
- * customers, 100,000 sessions), the drain of a queued callback backlog, then the same launch and
- * REST runs with the server on all cores (`deno serve --parallel`). Prints one table and writes
+ * customers, 100,000 sessions), the drain of a queued callback backlog, 50 launches clicked in
+ * Chromium (click to session heading), then the same launch and REST runs with the server on all
+ * cores (`deno serve --parallel`). Prints one table and writes
  * tools/bench/results/<date>.md.
  */
 import postgres from "postgres";
 import { connect } from "../../db/mod.ts";
 import { startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
-import { DATA, loadData, signLaunches, writeLaunchScript } from "./launch_data.ts";
+import {
+  DATA,
+  loadData,
+  signLaunches,
+  writeLaunchScript,
+  writeSessionScript,
+} from "./launch_data.ts";
 import { drain } from "./drain.ts";
+import { browserLaunches, type BrowserResult } from "./browser.ts";
 import { ratioText } from "./system.ts";
 import { renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
 import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./load.ts";
 import { freePort, have, peakRss, spawn as spawnIn, stop, waitFor } from "./processes.ts";
+import {
+  createBenchApp,
+  serviceEnv,
+  startServer,
+  startV8Flags,
+  TOKEN_BODY,
+} from "./bench_service.ts";
 
 const quick = Deno.args.includes("--quick");
 // --cpu-prof <dir>: the single-process server writes a V8 CPU profile there when it stops.
@@ -31,12 +46,8 @@ const { agents: AGENTS, customers: CUSTOMERS, sessions: SESSIONS } = DATA;
 // Distinct signed launches per launch run: more than the fastest run can use (each is single-use).
 const PER_RUN = seconds * 3_000;
 const DRAIN = quick ? 10_000 : 100_000;
-const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
-// The V8 flags `deno task start` runs the service with, read from deno.json.
-const START = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks.start.command as string;
-const V8_FLAGS = START.split(" ").filter((word) => word.startsWith("--v8-flags="));
-const BENCH_APP = { appName: "bench", name: "Bench", authType: "signed_request" };
-const CLIENT = { id: "bench", secret: "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz" };
+const BROWSER_LAUNCHES = 50;
+const V8_FLAGS = await startV8Flags(root);
 
 const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
 const pgbench = (name: string, db: string, extra: string[]) =>
@@ -111,47 +122,14 @@ try {
   await waitFor(`${receiverUrl}/stats`);
 
   // The service, single process, on the bench database (migrations run at start).
-  const env = {
-    DATABASE_URL: benchUrl.href,
-    SECRET_KEY,
-    BOOTSTRAP_CLIENT_ID: CLIENT.id,
-    BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
-    DATA_DIR: tmp,
-    LOG_LEVEL: "error",
-    CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
-    ...(poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
-  };
+  const env = serviceEnv(benchUrl.href, tmp, poolSize);
   const port = freePort();
-  const server = spawn([
-    "run",
-    "-A",
-    ...V8_FLAGS,
-    ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
-    "server/main.ts",
-  ], { ...env, PORT: String(port) });
+  const server = await startServer(root, env, port, cpuProfDir);
   children.push(server);
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/readyz`);
-
-  const tokenBody =
-    `grant_type=client_credentials&client_id=${CLIENT.id}&client_secret=${CLIENT.secret}`;
-  const token = (await (await fetch(`${base}/api/v1/oauth2/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: tokenBody,
-  })).json()).access_token;
   // The realistic config: every launch single-use (issuedAt + nonce stored), and callbacks on.
-  const app = await (await fetch(`${base}/api/v1/admin/apps`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      ...BENCH_APP,
-      replayProtection: "required",
-      maxAgeSeconds: 3600,
-      callbackUrl: `${receiverUrl}/callback`,
-    }),
-  })).json();
-  if (!app.apiKey) throw new Error(`bench app: ${JSON.stringify(app)}`);
+  const app = await createBenchApp(base, receiverUrl);
+  const token = app.token;
 
   console.log(
     `data: ${AGENTS} agents, ${CUSTOMERS} customers, ${SESSIONS} sessions (with devices and custom fields) ...`,
@@ -202,19 +180,10 @@ try {
   const tokenLua = `${tmp}/token.lua`;
   await Deno.writeTextFile(
     tokenLua,
-    `wrk.method = "POST"\nwrk.body = "${tokenBody}"\n` +
+    `wrk.method = "POST"\nwrk.body = "${TOKEN_BODY}"\n` +
       `wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
   );
-  const sessionLua = `${tmp}/session.lua`;
-  await Deno.writeTextFile(
-    sessionLua,
-    `wrk.headers["Authorization"] = "Bearer ${token}"
-math.randomseed(os.time() + math.floor(os.clock() * 1000000))
-request = function()
-  return wrk.format("GET", "/api/v1/sessions/" .. (${minSession} + math.random(0, ${SESSIONS - 1})))
-end
-`,
-  );
+  const sessionLua = await writeSessionScript(tmp, token, minSession);
   const bearerLua = `${tmp}/bearer.lua`;
   await Deno.writeTextFile(bearerLua, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
 
@@ -237,6 +206,9 @@ end
     ),
   );
   const drained = await drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000);
+  console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
+  const clicks: BrowserResult | Error = await browserLaunches(base, token, BROWSER_LAUNCHES)
+    .catch((err) => err as Error);
   const rssSingle = await peakRss(server);
   await stop(server);
 
@@ -322,6 +294,14 @@ end
           ? "✔"
           : "✘"
       } (none lost or doubled)`,
+  });
+  rows.push({
+    name: `browser: click → session heading, ${BROWSER_LAUNCHES} launches`,
+    note: clicks instanceof Error
+      ? `not measured: ${clicks.message.split("\n")[0]}`
+      : `p50 ${clicks.p50.toFixed(0)} ms, p95 ${clicks.p95.toFixed(0)} ms ${
+        clicks.p95 <= 300 ? "✔" : "✘"
+      } (target p95 ≤ 300 ms)`,
   });
   rows.push({
     name: "database round trips per launch",

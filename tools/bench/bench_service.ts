@@ -1,0 +1,94 @@
+/**
+ * The service under test, as the bench and the launch profile start it: its environment on the
+ * bench database, the single-process server (optionally writing a V8 CPU profile), an admin token
+ * from the bootstrap client, and the bench app with the realistic config (every launch single-use
+ * with issuedAt and a stored nonce; callbacks to the local receiver).
+ */
+import { spawn, stop, waitFor } from "./processes.ts";
+
+const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
+/** The bootstrap OAuth client the bench authenticates with. */
+export const CLIENT = { id: "bench", secret: "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz" };
+const BENCH_APP = { appName: "bench", name: "Bench", authType: "signed_request" };
+
+/** The service's environment on `databaseUrl` (callbacks may reach the local receiver). */
+export function serviceEnv(
+  databaseUrl: string,
+  dataDir: string,
+  poolSize?: string,
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY,
+    BOOTSTRAP_CLIENT_ID: CLIENT.id,
+    BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "error",
+    CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
+    ...(poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
+  };
+}
+
+/** The V8 flags `deno task start` runs the service with, read from deno.json. */
+export async function startV8Flags(root: string): Promise<string[]> {
+  const tasks = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks;
+  return (tasks.start.command as string).split(" ").filter((w) => w.startsWith("--v8-flags="));
+}
+
+/**
+ * Starts `server/main.ts` of `root` on `port` as `deno task start` would; with `cpuProfDir`, V8
+ * writes a CPU profile there when the process stops. Resolves once /readyz answers.
+ */
+export async function startServer(
+  root: string,
+  env: Record<string, string>,
+  port: number,
+  cpuProfDir?: string,
+): Promise<Deno.ChildProcess> {
+  const server = spawn(
+    [
+      "run",
+      "-A",
+      ...await startV8Flags(root),
+      ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
+      "server/main.ts",
+    ],
+    { ...env, PORT: String(port) },
+    root,
+  );
+  try {
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+  } catch (err) {
+    await stop(server);
+    throw err;
+  }
+  return server;
+}
+
+/** The form body of a client-credentials token request by the bootstrap client. */
+export const TOKEN_BODY =
+  `grant_type=client_credentials&client_id=${CLIENT.id}&client_secret=${CLIENT.secret}`;
+
+/** An admin token, and the bench app created with it (calling `receiverUrl` back). */
+export async function createBenchApp(
+  base: string,
+  receiverUrl: string,
+): Promise<{ token: string; apiKey: string }> {
+  const token = (await (await fetch(`${base}/api/v1/oauth2/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: TOKEN_BODY,
+  })).json()).access_token;
+  const app = await (await fetch(`${base}/api/v1/admin/apps`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      ...BENCH_APP,
+      replayProtection: "required",
+      maxAgeSeconds: 3600,
+      callbackUrl: `${receiverUrl}/callback`,
+    }),
+  })).json();
+  if (!app.apiKey) throw new Error(`bench app: ${JSON.stringify(app)}`);
+  return { token, apiKey: app.apiKey };
+}

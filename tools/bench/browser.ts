@@ -1,0 +1,102 @@
+/// <reference lib="dom" />
+/**
+ * The launch as an agent sees it: headless Chromium on a host page with `<portal-launcher
+ * target="iframe">` (the host on another site than the portal, its backend signing with
+ * createSignHandler: issuedAt and a nonce, replay protection required), timed from the click to
+ * the session screen's heading visible in the frame. Each launch opens a fresh host page (not
+ * timed) and names a new contact, so every one creates a customer and a session.
+ */
+import type { Browser } from "playwright-core";
+import { createSignHandler } from "../../widget/signer/mod.ts";
+import { launchChromium } from "../../test/helpers/browser.ts";
+import { ensureWidgetBuilt } from "../../test/helpers/widget.ts";
+
+/** Click-to-heading times, in milliseconds, in launch order. */
+export interface BrowserResult {
+  times: number[];
+  p50: number;
+  p95: number;
+}
+
+function hostPage(base: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench CRM</title>
+<script type="module" src="${base}/portal/widget/portal-launcher.js"></script></head><body>
+<h1>Case</h1><portal-launcher id="frame" sign-url="/sign" target="iframe"></portal-launcher>
+</body></html>`;
+}
+
+/** The `q` quantile (0..1) of sorted `values`, nearest rank. */
+export function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+/** Runs `count` launches from Chromium against the service at `base` (admin `token`). */
+export async function browserLaunches(
+  base: string,
+  token: string,
+  count: number,
+): Promise<BrowserResult> {
+  await ensureWidgetBuilt();
+  let sign: (req: Request) => Promise<Response> = () =>
+    Promise.resolve(new Response("not ready", { status: 503 }));
+  const host = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    if (new URL(req.url).pathname === "/sign") return sign(req);
+    return new Response(hostPage(base), { headers: { "Content-Type": "text/html" } });
+  });
+  // The portal answers on localhost, the host on 127.0.0.1: a third-party frame, as in a CRM.
+  const portal = base.replace("127.0.0.1", "localhost");
+  const hostOrigin = `http://127.0.0.1:${host.addr.port}`;
+  let browser: Browser | undefined;
+  try {
+    const res = await fetch(`${base}/api/v1/admin/apps`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        appName: "bench-browser",
+        name: "Bench browser",
+        authType: "signed_request",
+        replayProtection: "required",
+        frameAncestors: [hostOrigin],
+      }),
+    });
+    const app = await res.json();
+    if (res.status !== 201) throw new Error(`browser bench app: ${JSON.stringify(app)}`);
+    sign = createSignHandler({
+      portalUrl: `${portal}/portal`,
+      appName: "bench-browser",
+      apiKey: app.apiKey,
+      user: () => ({
+        id: "bench-agent",
+        email: "agent@bench.example.com",
+        first_name: "Bench",
+        last_name: "Agent",
+      }),
+      allow: ["contactId", "contactEmail"],
+    });
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const page = await context.newPage();
+      await page.goto(`${hostOrigin}/`);
+      await page.waitForFunction(() => customElements.get("portal-launcher"));
+      await page.evaluate((n) => {
+        (document.getElementById("frame") as unknown as { parameters: unknown }).parameters = {
+          contactId: `B${n}`,
+          contactEmail: `b${n}@bench.example.org`,
+        };
+      }, `${Date.now()}-${i}`);
+      const started = performance.now();
+      await page.click("#frame button");
+      await page.frameLocator("#frame iframe").locator("h1", { hasText: /Session \d+/ })
+        .waitFor({ state: "visible" });
+      times.push(performance.now() - started);
+      await page.close();
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    return { times, p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };
+  } finally {
+    await browser?.close();
+    await host.shutdown();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Reading a V8 CPU profile (`--cpu-prof`): self time per function and per area of the code,
+ * counted only inside a time window (the load run), so start-up and idle time stay out.
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** The `.cpuprofile` JSON V8 writes. */
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time of one function or area, in microseconds. */
+export interface Cost {
+  name: string;
+  micros: number;
+}
+
+/** Where a function lives, in words a reader of the code map knows. */
+export function areaOf(url: string, functionName: string): string {
+  if (functionName === "(garbage collector)") return "garbage collection";
+  if (functionName === "(program)" || functionName === "(root)") return "V8 and native (program)";
+  if (/\/npm\/[^/]+\/postgres\//.test(url) || url.includes("/postgres@")) {
+    return "postgres driver (npm)";
+  }
+  if (/\/(hono|@hono)\b/.test(url) || url.includes("/hono@")) return "Hono (npm)";
+  if (/\/zod\b|\/zod@/.test(url)) return "zod (npm)";
+  const own = /\/(server|db)\/([a-z_]+)/.exec(url);
+  if (own && url.startsWith("file://")) return `${own[1]}/${own[2]}`;
+  if (url.startsWith("ext:") || url.startsWith("node:") || url === "") return "Deno runtime";
+  return "other libraries";
+}
+
+/**
+ * Self time per function and per area over samples taken between `from` and `to` (the
+ * profile's own clock, microseconds); `(idle)` is left out.
+ */
+export function costs(
+  profile: CpuProfile,
+  from = -Infinity,
+  to = Infinity,
+): { functions: Cost[]; areas: Cost[]; busyMicros: number } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const fn = new Map<string, number>();
+  const area = new Map<string, number>();
+  let at = profile.startTime;
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i];
+    // A sample's time is the gap to the next one (the last sample gets none).
+    const micros = profile.timeDeltas[i + 1] ?? 0;
+    if (at < from || at > to) return;
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === "(idle)") return;
+    busy += micros;
+    const file = url.replace(/^.*\/(npm\/[^/]+\/)?/, "");
+    const key = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+    fn.set(key, (fn.get(key) ?? 0) + micros);
+    const a = areaOf(url, functionName);
+    area.set(a, (area.get(a) ?? 0) + micros);
+  });
+  const sorted = (m: Map<string, number>) =>
+    [...m].map(([name, micros]) => ({ name, micros })).sort((a, b) => b.micros - a.micros);
+  return { functions: sorted(fn), areas: sorted(area), busyMicros: busy };
+}
+
+/** A markdown table of the top `n` costs as microseconds per request and share of busy time. */
+export function costTable(title: string, list: Cost[], requests: number, busy: number, n = 15) {
+  const rows = list.slice(0, n).map((c) =>
+    `| ${c.name.replaceAll("|", "\\|")} | ${(c.micros / requests).toFixed(1)} | ${
+      (100 * c.micros / busy).toFixed(1)
+    } % |`
+  );
+  return [`| ${title} | µs per request | share |`, "|---|---:|---:|", ...rows].join("\n");
+}
+
+/** Now on the clock V8 stamps profiles with (CLOCK_MONOTONIC, read via /proc/uptime). */
+export async function profileClockNow(): Promise<number> {
+  const text = await Deno.readTextFile("/proc/uptime");
+  return Number(text.split(" ")[0]) * 1e6;
+}

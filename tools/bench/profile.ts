@@ -1,0 +1,108 @@
+/**
+ * `deno task bench-profile [--case launch|get] [--seconds N] [--root DIR] [--keep FILE]`: where
+ * the server's CPU goes per request. Starts the service (of this repository, or of the checkout
+ * DIR, to compare with an older version) with `--cpu-prof` on a fresh bench database with the
+ * bench's data and realistic app config, drives 64 connections at it with wrk (distinct
+ * single-use launches, or `GET /api/v1/sessions/:id` of random sessions), and prints the top
+ * functions and areas of the code by self time per request, counted only during the load run.
+ * Writes tools/bench/results/<date>-profile.md (and, with --keep, the raw profile to FILE, which
+ * Chrome DevTools opens).
+ */
+import postgres from "postgres";
+import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
+import { createBenchApp, serviceEnv, startServer } from "./bench_service.ts";
+import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
+import { wrk } from "./load.ts";
+import { freePort, spawn, stop, waitFor } from "./processes.ts";
+
+const arg = (name: string) => {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 ? Deno.args[i + 1] : undefined;
+};
+const seconds = Number(arg("--seconds") ?? 10);
+const which = arg("--case") ?? "launch";
+if (!["launch", "get"].includes(which)) throw new Error("--case is launch or get");
+const root = new URL("../../", import.meta.url).pathname;
+const serverRoot = arg("--root") ? `${Deno.realPathSync(arg("--root")!)}/` : root;
+const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+const stamp = Date.now();
+const dbName = `pl_profile_${stamp}`;
+const benchUrl = new URL(databaseUrl);
+benchUrl.pathname = `/${dbName}`;
+const tmp = await Deno.makeTempDir({ prefix: "pl-profile-" });
+const children: Deno.ChildProcess[] = [];
+try {
+  console.log(`Profile of ${which}: ${seconds} s, server from ${serverRoot}`);
+  await admin.unsafe(`create database ${dbName}`);
+  const receiverPort = freePort();
+  const receiver = spawn(["run", "-A", "tools/bench/receiver.ts"], {
+    PORT: String(receiverPort),
+  }, root);
+  children.push(receiver);
+  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  await waitFor(`${receiverUrl}/stats`);
+
+  const port = freePort();
+  const server = await startServer(
+    serverRoot,
+    serviceEnv(benchUrl.href, tmp),
+    port,
+    `${tmp}/prof`,
+  );
+  children.push(server);
+  const base = `http://127.0.0.1:${port}`;
+  const app = await createBenchApp(base, receiverUrl);
+  const bench = postgres(benchUrl.href, { max: 1, onnotice: () => {} });
+  const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
+  console.log("  loading data and signing launches ...");
+  const minSession = await loadData(bench, appId);
+  const script = which === "launch"
+    ? await writeLaunchScript(
+      tmp,
+      "profile",
+      await signLaunches(app.apiKey, seconds * 3_000, minSession, stamp),
+    )
+    : await writeSessionScript(tmp, app.token, minSession);
+  const url = which === "launch"
+    ? `${base}/portal/api/auth/app/bench`
+    : `${base}/api/v1/sessions/${minSession}`;
+
+  const from = await profileClockNow();
+  const result = await wrk(seconds, which, url, 64, script);
+  const to = await profileClockNow();
+  const [{ launched }] = await bench`select count(*)::int as launched from launches
+    where outcome = 'ok'`;
+  // Launches counted by the database; reads estimated from wrk's rate (all 2xx, or the run says).
+  const ok = which === "launch" ? launched : Math.round(result.requestsPerSecond * seconds);
+  await bench.end();
+  await stop(server);
+
+  const [file] = [...Deno.readDirSync(`${tmp}/prof`)].filter((e) => e.name.endsWith(".cpuprofile"));
+  if (!file) throw new Error("the server wrote no CPU profile");
+  const profile: CpuProfile = JSON.parse(await Deno.readTextFile(`${tmp}/prof/${file.name}`));
+  if (arg("--keep")) await Deno.copyFile(`${tmp}/prof/${file.name}`, arg("--keep")!);
+  const c = costs(profile, from, to);
+  const perRequest = c.busyMicros / ok;
+  const text = [
+    `Server: ${serverRoot}; ${which}, ${seconds} s, 64 connections; ${ok} requests ` +
+    `(${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
+    `non-2xx ${result.non2xx}); server CPU sampled ${(perRequest / 1000).toFixed(3)} ms per ` +
+    `request${which === "launch" ? " (including the delivery of its callbacks)" : ""}.`,
+    "",
+    costTable("area", c.areas, ok, c.busyMicros, 12),
+    "",
+    costTable("function (self time)", c.functions, ok, c.busyMicros, 20),
+  ].join("\n");
+  console.log(`\n${text}`);
+  const date = new Date().toISOString().slice(0, 10);
+  const out = `${root}tools/bench/results/${date}-profile-${which}.md`;
+  await Deno.writeTextFile(out, `# Profile of ${which} ${date}\n\n${text}\n`);
+  console.log(`\nwritten to ${out.slice(root.length)}`);
+} finally {
+  for (const child of children) await stop(child);
+  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+  await admin.end();
+  await Deno.remove(tmp, { recursive: true });
+}
