@@ -72,14 +72,25 @@ export function costs(
   return { functions: sorted(fn), areas: sorted(area), busyMicros: busy };
 }
 
-/** A markdown table of the top `n` costs as microseconds per request and share of busy time. */
-export function costTable(title: string, list: Cost[], requests: number, busy: number, n = 15) {
-  const rows = list.slice(0, n).map((c) =>
-    `| ${c.name.replaceAll("|", "\\|")} | ${(c.micros / requests).toFixed(1)} | ${
-      (100 * c.micros / busy).toFixed(1)
-    } % |`
-  );
-  return [`| ${title} | µs per request | share |`, "|---|---:|---:|", ...rows].join("\n");
+/**
+ * A markdown table of the top `n` costs: each one's share of the sampled busy time, and that
+ * share of `perRequestMicros` (the process's measured CPU per request; the sampler counts wall
+ * time, which waiting for a core on a loaded machine inflates).
+ */
+export function costTable(
+  title: string,
+  list: Cost[],
+  busyMicros: number,
+  perRequestMicros: number,
+  n = 15,
+): string {
+  const rows = list.slice(0, n).map((c) => {
+    const share = c.micros / busyMicros;
+    return `| ${c.name.replaceAll("|", "\\|")} | ${(share * perRequestMicros).toFixed(1)} | ${
+      (100 * share).toFixed(1)
+    } % |`;
+  });
+  return [`| ${title} | µs CPU per request | share |`, "|---|---:|---:|", ...rows].join("\n");
 }
 
 /** Now on the clock V8 stamps profiles with (CLOCK_MONOTONIC, read via /proc/uptime). */

@@ -9,6 +9,8 @@ import { parseWrk, type WrkResult } from "./wrk.ts";
 
 /** CPU per request of the server process and of PostgreSQL during each wrk case. */
 export const cpuNotes = new Map<WrkResult, string>();
+/** The same, as milliseconds of CPU per request. */
+export const cpuCosts = new Map<WrkResult, { serverMs: number; postgresMs: number }>();
 
 /** Runs wrk for `seconds`; with `serverPid`, notes the CPU per request of server and PostgreSQL. */
 export async function wrk(
@@ -37,10 +39,12 @@ export async function wrk(
     const served = result.requestsPerSecond * seconds;
     const server = (await processCpuSeconds(serverPid)) - before[0];
     const pg = (await commandCpuSeconds("postgres")) - before[1];
+    const costs = { serverMs: server * 1000 / served, postgresMs: pg * 1000 / served };
+    cpuCosts.set(result, costs);
     cpuNotes.set(
       result,
-      `CPU per request: server ${(server * 1000 / served).toFixed(2)} ms, PostgreSQL ${
-        (pg * 1000 / served).toFixed(2)
+      `CPU per request: server ${costs.serverMs.toFixed(2)} ms, PostgreSQL ${
+        costs.postgresMs.toFixed(2)
       } ms`,
     );
   }

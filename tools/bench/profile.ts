@@ -12,7 +12,7 @@ import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
 import { createBenchApp, serviceEnv, startServer } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
-import { wrk } from "./load.ts";
+import { cpuCosts, wrk } from "./load.ts";
 import { freePort, spawn, stop, waitFor } from "./processes.ts";
 
 const arg = (name: string) => {
@@ -70,7 +70,7 @@ try {
     : `${base}/api/v1/sessions/${minSession}`;
 
   const from = await profileClockNow();
-  const result = await wrk(seconds, which, url, 64, script);
+  const result = await wrk(seconds, which, url, 64, script, server.pid);
   const to = await profileClockNow();
   const [{ launched }] = await bench`select count(*)::int as launched from launches
     where outcome = 'ok'`;
@@ -84,16 +84,18 @@ try {
   const profile: CpuProfile = JSON.parse(await Deno.readTextFile(`${tmp}/prof/${file.name}`));
   if (arg("--keep")) await Deno.copyFile(`${tmp}/prof/${file.name}`, arg("--keep")!);
   const c = costs(profile, from, to);
-  const perRequest = c.busyMicros / ok;
+  const cpu = cpuCosts.get(result)!;
+  const perRequest = cpu.serverMs * 1000;
   const text = [
     `Server: ${serverRoot}; ${which}, ${seconds} s, 64 connections; ${ok} requests ` +
     `(${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
-    `non-2xx ${result.non2xx}); server CPU sampled ${(perRequest / 1000).toFixed(3)} ms per ` +
-    `request${which === "launch" ? " (including the delivery of its callbacks)" : ""}.`,
+    `non-2xx ${result.non2xx}). CPU per request: server ${cpu.serverMs.toFixed(3)} ms` +
+    `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
+    `${cpu.postgresMs.toFixed(3)} ms.`,
     "",
-    costTable("area", c.areas, ok, c.busyMicros, 12),
+    costTable("area", c.areas, c.busyMicros, perRequest, 12),
     "",
-    costTable("function (self time)", c.functions, ok, c.busyMicros, 20),
+    costTable("function (self time)", c.functions, c.busyMicros, perRequest, 20),
   ].join("\n");
   console.log(`\n${text}`);
   const date = new Date().toISOString().slice(0, 10);
