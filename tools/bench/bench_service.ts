@@ -69,6 +69,17 @@ export async function startServer(
 export const TOKEN_BODY =
   `grant_type=client_credentials&client_id=${CLIENT.id}&client_secret=${CLIENT.secret}`;
 
+/** A wrk script requesting client-credentials tokens as the bootstrap client. */
+export async function writeTokenScript(tmp: string): Promise<string> {
+  const script = `${tmp}/token.lua`;
+  await Deno.writeTextFile(
+    script,
+    `wrk.method = "POST"\nwrk.body = "${TOKEN_BODY}"\n` +
+      `wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
+  );
+  return script;
+}
+
 /** An admin token, and the bench app created with it (calling `receiverUrl` back). */
 export async function createBenchApp(
   base: string,

@@ -4,10 +4,13 @@
  * target="iframe">` (the host on another site than the portal, its backend signing with
  * createSignHandler: issuedAt and a nonce, replay protection required), timed from the click to
  * the session screen's heading visible in the frame. Each launch opens a fresh host page (not
- * timed) and names a new contact, so every one creates a customer and a session.
+ * timed) and names a new contact, so every one creates a customer and a session. The signer
+ * checks each payload with the portal's dry run (its default) or, with `localCheck`, with the
+ * service's schema in the host's process (`@portal-launcher/signer/validate`).
  */
 import type { Browser } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
+import { validateLaunchPayload } from "../../widget/signer/validate.ts";
 import { launchChromium } from "../../test/helpers/browser.ts";
 import { ensureWidgetBuilt } from "../../test/helpers/widget.ts";
 
@@ -16,6 +19,18 @@ export interface BrowserResult {
   times: number[];
   p50: number;
   p95: number;
+}
+
+/** The launch parameters of launch `n`: a new contact and case each time. */
+function contact(n: string): Record<string, string> {
+  return {
+    referenceNumber: `CASE-${n}`,
+    contactId: `B${n}`,
+    contactFirstName: "Bench",
+    contactLastName: "Contact",
+    contactEmail: `b${n}@bench.example.org`,
+    contactPhone: "5550001111",
+  };
 }
 
 function hostPage(base: string): string {
@@ -35,6 +50,7 @@ export async function browserLaunches(
   base: string,
   token: string,
   count: number,
+  localCheck = false,
 ): Promise<BrowserResult> {
   await ensureWidgetBuilt();
   let sign: (req: Request) => Promise<Response> = () =>
@@ -52,7 +68,7 @@ export async function browserLaunches(
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
       body: JSON.stringify({
-        appName: "bench-browser",
+        appName: `bench-browser${localCheck ? "-local" : ""}`,
         name: "Bench browser",
         authType: "signed_request",
         replayProtection: "required",
@@ -63,15 +79,16 @@ export async function browserLaunches(
     if (res.status !== 201) throw new Error(`browser bench app: ${JSON.stringify(app)}`);
     sign = createSignHandler({
       portalUrl: `${portal}/portal`,
-      appName: "bench-browser",
+      appName: app.appName,
       apiKey: app.apiKey,
+      ...(localCheck ? { validate: validateLaunchPayload } : {}),
       user: () => ({
         id: "bench-agent",
         email: "agent@bench.example.com",
         first_name: "Bench",
         last_name: "Agent",
       }),
-      allow: ["contactId", "contactEmail"],
+      allow: Object.keys(contact("x")),
     });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -80,16 +97,22 @@ export async function browserLaunches(
       const page = await context.newPage();
       await page.goto(`${hostOrigin}/`);
       await page.waitForFunction(() => customElements.get("portal-launcher"));
-      await page.evaluate((n) => {
-        (document.getElementById("frame") as unknown as { parameters: unknown }).parameters = {
-          contactId: `B${n}`,
-          contactEmail: `b${n}@bench.example.org`,
-        };
-      }, `${Date.now()}-${i}`);
+      await page.evaluate((parameters) => {
+        (document.getElementById("frame") as unknown as { parameters: unknown }).parameters =
+          parameters;
+      }, contact(`${Date.now()}-${i}`));
       const started = performance.now();
       await page.click("#frame button");
-      await page.frameLocator("#frame iframe").locator("h1", { hasText: /Session \d+/ })
-        .waitFor({ state: "visible" });
+      const heading = page.frameLocator("#frame iframe").locator("h1", { hasText: /Session \d+/ });
+      const alert = page.locator("#frame [role=alert]");
+      // The heading, or the element's error (which ends the run with its text at once).
+      // The waiter that loses is abandoned; its later rejection (timeout, page closed) is caught.
+      const outcome = await Promise.race([
+        heading.waitFor({ state: "visible" }).then(() => "landed"),
+        alert.waitFor({ state: "visible" }).then(() => "refused"),
+      ].map((waiter) => waiter.catch((err: Error) => err.message)));
+      if (outcome === "refused") throw new Error(`launch refused: ${await alert.innerText()}`);
+      if (outcome !== "landed") throw new Error(`no session heading: ${outcome}`);
       times.push(performance.now() - started);
       await page.close();
     }

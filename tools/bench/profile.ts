@@ -1,16 +1,16 @@
 /**
- * `deno task bench-profile [--case launch|get] [--seconds N] [--root DIR] [--keep FILE]`: where
- * the server's CPU goes per request. Starts the service (of this repository, or of the checkout
- * DIR, to compare with an older version) with `--cpu-prof` on a fresh bench database with the
- * bench's data and realistic app config, drives 64 connections at it with wrk (distinct
- * single-use launches, or `GET /api/v1/sessions/:id` of random sessions), and prints the top
- * functions and areas of the code by self time per request, counted only during the load run.
- * Writes tools/bench/results/<date>-profile.md (and, with --keep, the raw profile to FILE, which
- * Chrome DevTools opens).
+ * `deno task bench-profile [--case launch|get|token] [--seconds N] [--root DIR] [--keep FILE]`:
+ * where the server's CPU goes per request. Starts the service (of this repository, or of the
+ * checkout DIR, to compare with an older version) with `--cpu-prof` on a fresh bench database with
+ * the bench's data and realistic app config, drives 64 connections at it with wrk (distinct
+ * single-use launches, `GET /api/v1/sessions/:id` of random sessions, or token requests), and
+ * prints the top functions and areas of the code by self time per request, counted only during
+ * the load run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw
+ * profile to FILE, which Chrome DevTools opens).
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
-import { createBenchApp, serviceEnv, startServer } from "./bench_service.ts";
+import { createBenchApp, serviceEnv, startServer, writeTokenScript } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
 import { cpuCosts, wrk } from "./load.ts";
 import { freePort, spawn, stop, waitFor } from "./processes.ts";
@@ -21,7 +21,9 @@ const arg = (name: string) => {
 };
 const seconds = Number(arg("--seconds") ?? 10);
 const which = arg("--case") ?? "launch";
-if (!["launch", "get"].includes(which)) throw new Error("--case is launch or get");
+if (!["launch", "get", "token"].includes(which)) {
+  throw new Error("--case is launch, get or token");
+}
 const root = new URL("../../", import.meta.url).pathname;
 const serverRoot = arg("--root") ? `${Deno.realPathSync(arg("--root")!)}/` : root;
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -58,16 +60,21 @@ try {
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
   console.log("  loading data and signing launches ...");
   const minSession = await loadData(bench, appId);
-  const script = which === "launch"
-    ? await writeLaunchScript(
-      tmp,
-      "profile",
-      await signLaunches(app.apiKey, seconds * 3_000, minSession, stamp),
-    )
-    : await writeSessionScript(tmp, app.token, minSession);
-  const url = which === "launch"
-    ? `${base}/portal/api/auth/app/bench`
-    : `${base}/api/v1/sessions/${minSession}`;
+  const [script, url] = which === "launch"
+    ? [
+      await writeLaunchScript(
+        tmp,
+        "profile",
+        await signLaunches(app.apiKey, seconds * 3_000, minSession, stamp),
+      ),
+      `${base}/portal/api/auth/app/bench`,
+    ]
+    : which === "get"
+    ? [
+      await writeSessionScript(tmp, app.token, minSession),
+      `${base}/api/v1/sessions/${minSession}`,
+    ]
+    : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
 
   const from = await profileClockNow();
   const result = await wrk(seconds, which, url, 64, script, server.pid);
