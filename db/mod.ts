@@ -6,9 +6,23 @@ export type Sql = postgres.Sql;
 /** A handle that is either the pool or a transaction inside `sql.begin`. */
 export type Tx = postgres.Sql | postgres.TransactionSql;
 
-/** Wraps plain JSON data (objects, arrays, scalars) as a jsonb parameter. */
+/**
+ * Wraps plain JSON data (objects, arrays, scalars) as a jsonb parameter. PostgreSQL's jsonb (like
+ * its text) cannot hold U+0000, which a refused launch's payload may carry: it is stored as
+ * U+FFFD, in keys and values alike, so the record is written rather than lost.
+ */
 export function jsonb(tx: Tx, value: unknown): postgres.Parameter {
-  return tx.json(JSON.parse(JSON.stringify(value ?? null)));
+  // JSON.stringify writes U+0000 as the escape \u0000; one after an escaped backslash is text.
+  const text = JSON.stringify(value ?? null).replace(
+    /(\\*)\\u0000/g,
+    (all, slashes: string) => slashes.length % 2 ? all : `${slashes}\\ufffd`,
+  );
+  return tx.json(JSON.parse(text));
+}
+
+/** `text` with every U+0000 replaced by U+FFFD (PostgreSQL text cannot hold U+0000). */
+export function withoutNul(text: string): string {
+  return text.replaceAll("\0", "\uFFFD");
 }
 
 /** An open database: the driver handle, which mode it runs in, and how to close it. */

@@ -3,7 +3,7 @@
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
 import type postgres from "postgres";
-import { jsonb, type Sql, type Tx } from "../mod.ts";
+import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
 
 /** What the launch's lookups found (the flow's checks read it to say why a launch is refused). */
 export interface LaunchLookups {
@@ -168,7 +168,8 @@ export async function insertFailedLaunch(
   const [row] = await tx<{ id: number }[]>`
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
       payload, warnings)
-    values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${v.message}, ${v.clientAddress},
+    values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${withoutNul(v.message)},
+      ${v.clientAddress},
       ${v.userAgent?.slice(0, 256) ?? null}, ${v.payload === null ? null : jsonb(tx, v.payload)},
       ${jsonb(tx, v.warnings)})
     returning id
