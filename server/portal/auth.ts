@@ -11,9 +11,17 @@ import { PORTAL_COOKIE } from "../auth/cookies.ts";
 /** The signed-in agent and the CSRF token of its login. */
 export type PortalAgent = Login;
 
-/** The agent of the request's login cookie, or null. */
+/**
+ * The agent of the request's login cookie, or null. Looked up once per request: the reach check
+ * and the page's handler share the answer instead of reading the login twice.
+ */
 export function currentAgent(deps: Deps, c: Context<AppEnv>): Promise<PortalAgent | null> {
-  return loginOfCookie(deps, c, PORTAL_COOKIE, "csrf");
+  let agent = c.get("portalAgent");
+  if (!agent) {
+    agent = loginOfCookie(deps, c, PORTAL_COOKIE, "csrf");
+    c.set("portalAgent", agent);
+  }
+  return agent;
 }
 
 /** A local path to return to after signing in, or the fallback. */

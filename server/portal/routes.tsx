@@ -59,11 +59,13 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   // mate of the assignee); any other session is 404, the same answer as a missing one.
   const onlyReachable = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     const agent = await currentAgent(deps, c);
-    if (agent) {
-      const sessionId = Number(c.req.param("id"));
+    const sessionId = Number(c.req.param("id"));
+    // Both patterns below match /sessions/:id itself: check once per request.
+    if (agent && c.get("reachedSession") !== sessionId) {
       if (!(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId }))) {
         return message(c, agent, 404, "notFound");
       }
+      c.set("reachedSession", sessionId);
     }
     await next();
   };
