@@ -5,6 +5,27 @@
 import type postgres from "postgres";
 import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
 
+/** The agent's fields a launch writes (the parsed payload's agent, server/launch/payload.ts). */
+export interface LaunchAgentFields {
+  externalId: string | null;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+  locale: string | null;
+}
+
+/** The customer's fields a launch writes. */
+export interface LaunchCustomerFields {
+  externalId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone1: string;
+  phone2: string | null;
+  otherPhone: string | null;
+}
+
 /** What the launch's lookups found (the flow's checks read it to say why a launch is refused). */
 export interface LaunchLookups {
   /** False when the request's replay key was already used (a replay). */
@@ -66,23 +87,8 @@ export interface LaunchInput {
   categoryUids: string[];
   pathUids: string[];
   tags: string[];
-  agent: {
-    externalId: string | null;
-    email: string;
-    firstName: string;
-    lastName: string;
-    phone: string | null;
-    locale: string | null;
-  };
-  customer: {
-    externalId: string;
-    email: string;
-    firstName: string;
-    lastName: string;
-    phone1: string;
-    phone2: string | null;
-    otherPhone: string | null;
-  };
+  agent: LaunchAgentFields;
+  customer: LaunchCustomerFields;
   session: {
     externalReference: string;
     referenceId: string | null;

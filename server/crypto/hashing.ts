@@ -14,7 +14,7 @@ export const PASSWORD_ITERATIONS = 600_000;
 
 /** SHA-256 of a UTF-8 string, as URL-safe Base64 (used to store opaque bearer tokens). */
 export function sha256(text: string): string {
-  return encodeBase64Url(new Uint8Array(createHash("sha256").update(text, "utf8").digest()));
+  return createHash("sha256").update(text, "utf8").digest("base64url");
 }
 
 /** Compares two strings in time that depends only on their lengths. */

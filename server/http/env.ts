@@ -11,7 +11,5 @@ export interface AppEnv {
     cspNonce?: string;
     /** The portal agent of this request's login cookie, looked up once (portal/auth.ts). */
     portalAgent?: Promise<Login | null>;
-    /** The session id this request's agent was found to reach (portal/routes.tsx). */
-    reachedSession?: number;
   };
 }

@@ -3,6 +3,7 @@
  * dropped, with warnings; payload_cleaner.ts), validated and normalized by one zod schema
  * (payload_schema.ts). The flow never re-checks input.
  */
+import type { LaunchAgentFields, LaunchCustomerFields } from "../../db/queries/launch.ts";
 import { AppError, fieldErrors } from "../http/errors.ts";
 import { contentLanguage, FIELD_RULES, type SearchType } from "./contract.ts";
 import { type LaunchWarning, payloadCleaner } from "./payload_cleaner.ts";
@@ -21,24 +22,8 @@ export interface SearchEntry {
 
 /** The normalized launch payload. */
 export interface LaunchPayload {
-  agent: {
-    externalId: string | null;
-    email: string;
-    firstName: string;
-    lastName: string;
-    phone: string | null;
-    locale: string | null;
-    teams: { teamId: string; teamName: string }[] | null;
-  };
-  customer: {
-    externalId: string;
-    email: string;
-    firstName: string;
-    lastName: string;
-    phone1: string;
-    phone2: string | null;
-    otherPhone: string | null;
-  };
+  agent: LaunchAgentFields & { teams: { teamId: string; teamName: string }[] | null };
+  customer: LaunchCustomerFields;
   session: {
     /** An existing session's id; a new session when null. */
     id: number | null;

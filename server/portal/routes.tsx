@@ -59,17 +59,15 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   // mate of the assignee); any other session is 404, the same answer as a missing one.
   const onlyReachable = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     const agent = await currentAgent(deps, c);
-    const sessionId = Number(c.req.param("id"));
-    // Both patterns below match /sessions/:id itself: check once per request.
-    if (agent && c.get("reachedSession") !== sessionId) {
+    if (agent) {
+      const sessionId = Number(c.req.param("id"));
       if (!(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId }))) {
         return message(c, agent, 404, "notFound");
       }
-      c.set("reachedSession", sessionId);
     }
     await next();
   };
-  app.use(SESSION_PATH, onlyReachable);
+  // The wildcard also matches /sessions/:id itself: one check per request.
   app.use(`${SESSION_PATH}/*`, onlyReachable);
 
   app.post("/logout", async (c) => {

@@ -4,7 +4,7 @@
  * from the bootstrap client, and the bench app with the realistic config (every launch single-use
  * with issuedAt and a stored nonce; callbacks to the local receiver).
  */
-import { spawn, stop, waitFor } from "./processes.ts";
+import { freePort, spawn, stop, waitFor } from "./processes.ts";
 
 const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
 /** The bootstrap OAuth client the bench authenticates with. */
@@ -27,6 +27,22 @@ export function serviceEnv(
     CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
     ...(poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
   };
+}
+
+/** Starts the CRM's callback receiver (tools/bench/receiver.ts, counts webhook-ids). */
+export async function startReceiver(
+  root: string,
+): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const port = freePort();
+  const child = spawn(["run", "-A", "tools/bench/receiver.ts"], { PORT: String(port) }, root);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${url}/stats`);
+  } catch (err) {
+    await stop(child);
+    throw err;
+  }
+  return { child, url };
 }
 
 /** The V8 flags `deno task start` runs the service with, read from deno.json. */

@@ -28,6 +28,7 @@ import { freePort, have, peakRss, spawn as spawnIn, stop, waitFor } from "./proc
 import {
   createBenchApp,
   serviceEnv,
+  startReceiver,
   startServer,
   startV8Flags,
   writeTokenScript,
@@ -115,11 +116,9 @@ try {
   await stop(hello);
 
   // The CRM's callback receiver (counts deliveries by webhook-id).
-  const receiverPort = freePort();
-  const receiver = spawn(["run", "-A", "tools/bench/receiver.ts"], { PORT: String(receiverPort) });
-  children.push(receiver);
-  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
-  await waitFor(`${receiverUrl}/stats`);
+  const receiver = await startReceiver(root);
+  children.push(receiver.child);
+  const receiverUrl = receiver.url;
 
   // The service, single process, on the bench database (migrations run at start).
   const env = serviceEnv(benchUrl.href, tmp, poolSize);

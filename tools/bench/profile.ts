@@ -10,10 +10,16 @@
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
-import { createBenchApp, serviceEnv, startServer, writeTokenScript } from "./bench_service.ts";
+import {
+  createBenchApp,
+  serviceEnv,
+  startReceiver,
+  startServer,
+  writeTokenScript,
+} from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
 import { cpuCosts, wrk } from "./load.ts";
-import { freePort, spawn, stop, waitFor } from "./processes.ts";
+import { freePort, stop } from "./processes.ts";
 
 const arg = (name: string) => {
   const i = Deno.args.indexOf(name);
@@ -38,13 +44,8 @@ const children: Deno.ChildProcess[] = [];
 try {
   console.log(`Profile of ${which}: ${seconds} s, server from ${serverRoot}`);
   await admin.unsafe(`create database ${dbName}`);
-  const receiverPort = freePort();
-  const receiver = spawn(["run", "-A", "tools/bench/receiver.ts"], {
-    PORT: String(receiverPort),
-  }, root);
-  children.push(receiver);
-  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
-  await waitFor(`${receiverUrl}/stats`);
+  const receiver = await startReceiver(root);
+  children.push(receiver.child);
 
   const port = freePort();
   const server = await startServer(
@@ -55,7 +56,7 @@ try {
   );
   children.push(server);
   const base = `http://127.0.0.1:${port}`;
-  const app = await createBenchApp(base, receiverUrl);
+  const app = await createBenchApp(base, receiver.url);
   const bench = postgres(benchUrl.href, { max: 1, onnotice: () => {} });
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
   console.log("  loading data and signing launches ...");
