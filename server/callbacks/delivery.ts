@@ -60,6 +60,21 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? null : Math.min(MAX_RETRY_MS, Math.max(0, date - now));
 }
 
+/**
+ * A signal that aborts with a TimeoutError after `ms`, and `clear` to drop its timer once the
+ * attempt is over. (AbortSignal.timeout keeps its timer, and the request listening to it, alive
+ * for the whole timeout after the answer came: at 2,000 deliveries a second with a 30 s deadline,
+ * some 60,000 finished requests held in memory.)
+ */
+function timeout(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")),
+    ms,
+  );
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 /** Reads at most RESPONSE_SNIPPET_BYTES of a body, then cancels the rest. */
 async function snippet(res: Response): Promise<string | null> {
   if (!res.body) return null;
@@ -213,16 +228,19 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
     e.attempts >= settings.maxAttempts
       ? { status: "failed" }
       : { status: "pending", retryInMs: retryAfter ?? backoffMs(settings.retryBaseMs, e.attempts) };
-  // One deadline for the whole attempt (token requests included), inside the worker's lease.
-  const deadline = AbortSignal.timeout(settings.timeoutMs * 3);
+  // One deadline for the whole attempt, inside the worker's lease; each request its own timeout.
+  const deadline = timeout(settings.timeoutMs * 3);
+  const timers = [deadline];
   try {
     const request = buildRequest(e);
     url = request.url;
     await checkDestination(url, settings.allowPrivate, ctx.resolve);
     const signed = await webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
-    const send = (authorization: string | null) =>
-      (ctx.fetch ?? fetch)(url, {
+    const send = (authorization: string | null) => {
+      const own = timeout(settings.timeoutMs);
+      timers.push(own);
+      return (ctx.fetch ?? fetch)(url, {
         method: request.method,
         headers: {
           ...request.headers,
@@ -231,8 +249,9 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
         },
         body: request.body,
         redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), deadline]),
+        signal: AbortSignal.any([own.signal, deadline.signal]),
       });
+    };
     let res = await send(await auth.header());
     let note: string | null = null;
     if (res.status === 401) {
@@ -266,5 +285,7 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
       ? `timed out after ${settings.timeoutMs} ms`
       : e2.message;
     return done(null, message, null, retry());
+  } finally {
+    for (const t of timers) t.clear();
   }
 }

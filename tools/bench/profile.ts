@@ -1,11 +1,12 @@
 /**
- * `deno task bench-profile [--case launch|get|token] [--seconds N] [--root DIR] [--keep FILE]`:
- * where the server's CPU goes per request. Starts the service (of this repository, or of the
- * checkout DIR, to compare with an older version) with `--cpu-prof` on a fresh bench database with
- * the bench's data and realistic app config, drives 64 connections at it with wrk (distinct
- * single-use launches, `GET /api/v1/sessions/:id` of random sessions, or token requests), and
- * prints the top functions and areas of the code by self time per request, counted only during
- * the load run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw
+ * `deno task bench-profile [--case launch|get|token|drain] [--seconds N] [--root DIR]
+ * [--keep FILE]`: where the server's CPU goes per request. Starts the service (of this
+ * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
+ * fresh bench database with the bench's data and realistic app config, drives 64 connections at
+ * it with wrk (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, or
+ * token requests) or queues N × 2,000 callback events for its delivery worker to drain (a
+ * "request" is then one delivered event), and prints the top functions and areas of the code by
+ * self time per request, counted only during the load run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw
  * profile to FILE, which Chrome DevTools opens).
  */
 import postgres from "postgres";
@@ -19,6 +20,8 @@ import {
 } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
 import { cpuCosts, wrk } from "./load.ts";
+import { drain } from "./drain.ts";
+import { commandCpuSeconds, processCpuSeconds } from "./system.ts";
 import { freePort, stop } from "./processes.ts";
 
 const arg = (name: string) => {
@@ -27,8 +30,8 @@ const arg = (name: string) => {
 };
 const seconds = Number(arg("--seconds") ?? 10);
 const which = arg("--case") ?? "launch";
-if (!["launch", "get", "token"].includes(which)) {
-  throw new Error("--case is launch, get or token");
+if (!["launch", "get", "token", "drain"].includes(which)) {
+  throw new Error("--case is launch, get, token or drain");
 }
 const root = new URL("../../", import.meta.url).pathname;
 const serverRoot = arg("--root") ? `${Deno.realPathSync(arg("--root")!)}/` : root;
@@ -61,29 +64,15 @@ try {
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
   console.log("  loading data and signing launches ...");
   const minSession = await loadData(bench, appId);
-  const [script, url] = which === "launch"
-    ? [
-      await writeLaunchScript(
-        tmp,
-        "profile",
-        await signLaunches(app.apiKey, seconds * 3_000, minSession, stamp),
-      ),
-      `${base}/portal/api/auth/app/bench`,
-    ]
-    : which === "get"
-    ? [
-      await writeSessionScript(tmp, app.token, minSession),
-      `${base}/api/v1/sessions/${minSession}`,
-    ]
-    : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
-
   const from = await profileClockNow();
-  const result = await wrk(seconds, which, url, 64, script, server.pid);
+  const run = which === "drain"
+    ? await drainRun(bench, receiver.url, appId, server.pid)
+    : await loadRun(base, app, minSession, server.pid);
   const to = await profileClockNow();
   const [{ launched }] = await bench`select count(*)::int as launched from launches
     where outcome = 'ok'`;
   // Launches counted by the database; reads estimated from wrk's rate (all 2xx, or the run says).
-  const ok = which === "launch" ? launched : Math.round(result.requestsPerSecond * seconds);
+  const ok = which === "launch" ? launched : run.count;
   await bench.end();
   await stop(server);
 
@@ -92,12 +81,11 @@ try {
   const profile: CpuProfile = JSON.parse(await Deno.readTextFile(`${tmp}/prof/${file.name}`));
   if (arg("--keep")) await Deno.copyFile(`${tmp}/prof/${file.name}`, arg("--keep")!);
   const c = costs(profile, from, to);
-  const cpu = cpuCosts.get(result)!;
+  const cpu = run.cpu;
   const perRequest = cpu.serverMs * 1000;
   const text = [
-    `Server: ${serverRoot}; ${which}, ${seconds} s, 64 connections; ${ok} requests ` +
-    `(${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
-    `non-2xx ${result.non2xx}). CPU per request: server ${cpu.serverMs.toFixed(3)} ms` +
+    `Server: ${serverRoot}; ${which}, ${run.summary(ok)}. CPU per request: server ` +
+    `${cpu.serverMs.toFixed(3)} ms` +
     `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
     `${cpu.postgresMs.toFixed(3)} ms.`,
     "",
@@ -115,4 +103,64 @@ try {
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.end();
   await Deno.remove(tmp, { recursive: true });
+}
+
+/** One profiled run: requests served, CPU per request, and its description for the report. */
+interface Run {
+  count: number;
+  cpu: { serverMs: number; postgresMs: number };
+  summary(ok: number): string;
+}
+
+/** 64 wrk connections for `seconds`: launches, reads of random sessions, or token requests. */
+async function loadRun(
+  base: string,
+  app: { token: string; apiKey: string },
+  minSession: number,
+  pid: number,
+): Promise<Run> {
+  const [script, url] = which === "launch"
+    ? [
+      await writeLaunchScript(
+        tmp,
+        "profile",
+        await signLaunches(app.apiKey, seconds * 3_000, minSession, stamp),
+      ),
+      `${base}/portal/api/auth/app/bench`,
+    ]
+    : which === "get"
+    ? [
+      await writeSessionScript(tmp, app.token, minSession),
+      `${base}/api/v1/sessions/${minSession}`,
+    ]
+    : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
+  const result = await wrk(seconds, which, url, 64, script, pid);
+  return {
+    count: Math.round(result.requestsPerSecond * seconds),
+    cpu: cpuCosts.get(result)!,
+    summary: (ok) =>
+      `${seconds} s, 64 connections; ${ok} requests (${result.requestsPerSecond.toFixed(0)}/s, ` +
+      `p99 ${result.p99Ms.toFixed(1)} ms, non-2xx ${result.non2xx})`,
+  };
+}
+
+/** `seconds` × 2,000 events queued at once and drained by the server's delivery worker. */
+async function drainRun(
+  bench: postgres.Sql,
+  receiverUrl: string,
+  appId: number,
+  pid: number,
+): Promise<Run> {
+  const before = [await processCpuSeconds(pid), await commandCpuSeconds("postgres")];
+  const d = await drain(bench, receiverUrl, appId, seconds * 2_000, 600_000);
+  const server = (await processCpuSeconds(pid)) - before[0];
+  const pg = (await commandCpuSeconds("postgres")) - before[1];
+  return {
+    count: d.count,
+    cpu: { serverMs: server * 1000 / d.count, postgresMs: pg * 1000 / d.count },
+    summary: () =>
+      `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
+      `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
+      `undelivered ${d.undelivered})`,
+  };
 }

@@ -1,4 +1,7 @@
-/** Callback building blocks without a database: destinations, backoff, signing, adapters. */
+/**
+ * Callback building blocks without a database: destinations, backoff, signing, adapters, and one
+ * attempt against a stub fetch.
+ */
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import {
@@ -7,7 +10,16 @@ import {
   DestinationRefused,
   isPrivateAddress,
 } from "../../../server/callbacks/destination.ts";
-import { backoffMs, retryAfterMs } from "../../../server/callbacks/delivery.ts";
+import {
+  backoffMs,
+  deliverEvent,
+  type DeliveryContext,
+  retryAfterMs,
+} from "../../../server/callbacks/delivery.ts";
+import type { ClaimedEvent } from "../../../db/queries/callback_events.ts";
+import type { Sql } from "../../../db/mod.ts";
+import { createSecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
+import type { TokenSource } from "../../../server/callbacks/oauth_client.ts";
 import { generateCallbackSecret, webhookHeaders } from "../../../server/callbacks/signing.ts";
 import { adapterOf } from "../../../server/callbacks/adapters/registry.ts";
 import { expandUrl } from "../../../server/callbacks/adapters/mod.ts";
@@ -236,4 +248,52 @@ Deno.test("adapters: each class builds its own request from one event", () => {
     crm: null,
   });
   assert.deepEqual(JSON.parse(plain.body), event.body, "the Standard Webhooks body itself");
+});
+
+Deno.test("delivery: an answered attempt clears its timeouts (nothing held until they fire)", async () => {
+  const secrets = await createSecretBox("k".repeat(32));
+  const secret = generateCallbackSecret();
+  const signals: AbortSignal[] = [];
+  const ctx: DeliveryContext = {
+    sql: null as unknown as Sql,
+    secrets,
+    tokens: null as unknown as TokenSource,
+    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
+    fetch: (_url, init) => {
+      signals.push(init!.signal!);
+      return Promise.resolve(new Response("ok", { status: 200 }));
+    },
+  };
+  const event: ClaimedEvent = {
+    id: 1,
+    webhookId: "msg_1",
+    appId: 7,
+    sessionId: null,
+    referenceId: null,
+    type: "ping",
+    payload: { type: "ping", timestamp: new Date().toISOString(), data: {} },
+    attempts: 1,
+    app: {
+      appName: "crm",
+      implementor: "default",
+      authType: "signed_request",
+      callbackUrl: "http://127.0.0.1:9/hooks",
+      callbackMethod: "POST",
+      tokenUrl: null,
+      tokenAuthMethod: "client_secret_basic",
+      consumerKey: null,
+      consumerSecretSealed: null,
+      callbackSecretSealed: await secrets.encrypt(secret, secretContext(7, "callback_secret")),
+      callbackSecretPreviousSealed: null,
+      callbackSecretPreviousExpiresAt: null,
+    },
+    crm: null,
+  };
+  const delivered = await deliverEvent(ctx, event);
+  assert.equal(delivered.next.status, "delivered");
+  assert.equal(signals.length, 1);
+  // The 20 ms request timeout and 60 ms deadline were cleared once the answer was read: past
+  // both, the request's signal has not aborted (a live timer would have fired by now).
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(signals[0].aborted, false);
 });
