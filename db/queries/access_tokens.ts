@@ -27,6 +27,38 @@ export async function insertToken(
   `;
 }
 
+/**
+ * Authenticates a client and stores its new token in one statement: the token is written only
+ * when `clientId`'s secret hash equals `secretHash` (the presented secret hashed with the stored
+ * hash's salt), its app is enabled and, when `scopes` is given, the client may use all of them
+ * (null: every scope the client has). Answers the token's scopes, or null when nothing was written
+ * (the caller then takes the step-by-step path, which says why).
+ */
+export async function insertTokenForSecret(
+  tx: Tx,
+  values: {
+    clientId: string;
+    secretHash: string;
+    scopes: string[] | null;
+    tokenHash: string;
+    expiresAt: Date;
+  },
+): Promise<{ clientDbId: number; scopes: string[] } | null> {
+  const [row] = await tx<{ clientDbId: number; scopes: string[] }[]>`
+    with client as (
+      select c.id, c.scopes from api_clients c left join apps a on a.id = c.app_id
+      where c.client_id = ${values.clientId} and c.secret_hash = ${values.secretHash}
+        and coalesce(a.enabled, true)
+        and (${values.scopes}::text[] is null or c.scopes @> ${values.scopes}::text[])
+    )
+    insert into access_tokens (token_hash, client_id, scopes, expires_at)
+    select ${values.tokenHash}, id, coalesce(${values.scopes}::text[], scopes), ${values.expiresAt}
+    from client
+    returning client_id as client_db_id, scopes
+  `;
+  return row ?? null;
+}
+
 /** Finds a token that is neither expired nor revoked. */
 export async function findLiveToken(tx: Tx, tokenHash: string): Promise<TokenGrantRow | null> {
   const [row] = await tx<TokenGrantRow[]>`

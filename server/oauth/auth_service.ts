@@ -9,10 +9,11 @@ import {
   findLiveToken,
   findLiveTokenDetails,
   insertToken,
+  insertTokenForSecret,
   revokeToken,
 } from "../../db/queries/access_tokens.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
-import { sha256 } from "../crypto/hashing.ts";
+import { hashSecret, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 
 /** What a valid token grants. */
@@ -47,9 +48,14 @@ export interface AuthServiceOptions {
   now?: () => number;
 }
 
+/** Hashes a presented secret when its client's salt is not known (nothing matches it). */
+const UNKNOWN_SALT = "unknown-client";
+
 /** Issues and validates bearer tokens with a bounded validation cache. */
 export class AuthService {
   #cache = new Map<string, CacheEntry>();
+  /** The salt of each recently authenticated client's secret hash (public id -> salt). */
+  #salts = new Map<string, string>();
   #maxEntries: number;
   #now: () => number;
 
@@ -60,15 +66,55 @@ export class AuthService {
 
   /** Issues a token for a client: 256 random bits, stored only as a SHA-256 hash. */
   async issue(clientDbId: number, scopes: string[]): Promise<IssuedToken> {
-    const accessToken = encodeBase64Url(randomBytes(32));
-    const expiresAt = new Date(this.#now() + this.options.tokenTtlSeconds * 1000);
-    await insertToken(this.sql, {
-      tokenHash: sha256(accessToken),
-      clientDbId,
+    const { accessToken, tokenHash, expiresAt } = this.#newToken();
+    await insertToken(this.sql, { tokenHash, clientDbId, scopes, expiresAt });
+    return { accessToken, expiresIn: this.options.tokenTtlSeconds, scopes };
+  }
+
+  /**
+   * Token issuance in one statement for a client authenticated before: the presented secret is
+   * hashed with the salt of the client's stored hash (remembered from its last authentication)
+   * and the token stored only when the database holds that hash (an equality of SHA-256 outputs,
+   * which tells nothing usable about the secret). Answers null when nothing was issued (unknown
+   * salt, wrong secret, disabled app, scope not allowed, secret replaced): the caller then
+   * authenticates step by step, which refuses with the reason or succeeds and calls
+   * `rememberSalt`. An unknown client goes through the same two steps, so both fail alike.
+   */
+  async issueForSecret(
+    clientId: string,
+    secret: string,
+    scopes: string[] | null,
+  ): Promise<IssuedToken | null> {
+    const { accessToken, tokenHash, expiresAt } = this.#newToken();
+    const row = await insertTokenForSecret(this.sql, {
+      clientId,
+      secretHash: hashSecret(secret, this.#salts.get(clientId) ?? UNKNOWN_SALT),
       scopes,
+      tokenHash,
       expiresAt,
     });
-    return { accessToken, expiresIn: this.options.tokenTtlSeconds, scopes };
+    if (!row) return null;
+    return { accessToken, expiresIn: this.options.tokenTtlSeconds, scopes: row.scopes };
+  }
+
+  /** Remembers the salt of a client's secret hash after it authenticated (bounded, LRU). */
+  rememberSalt(clientId: string, secretHash: string): void {
+    const salt = secretHash.split("$")[1];
+    if (!salt) return;
+    this.#salts.delete(clientId);
+    this.#salts.set(clientId, salt);
+    if (this.#salts.size > this.#maxEntries) {
+      this.#salts.delete(this.#salts.keys().next().value!);
+    }
+  }
+
+  #newToken(): { accessToken: string; tokenHash: string; expiresAt: Date } {
+    const accessToken = encodeBase64Url(randomBytes(32));
+    return {
+      accessToken,
+      tokenHash: sha256(accessToken),
+      expiresAt: new Date(this.#now() + this.options.tokenTtlSeconds * 1000),
+    };
   }
 
   /**

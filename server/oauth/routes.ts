@@ -7,7 +7,12 @@ import { OAuthError } from "../http/errors.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
-import { authenticateClient, readClientCredentials } from "./client_auth.ts";
+import {
+  authenticateClient,
+  type ClientCredentials,
+  readClientCredentials,
+} from "./client_auth.ts";
+import type { IssuedToken } from "./auth_service.ts";
 import { readOAuthForm } from "./form.ts";
 import { isScope, SCOPES } from "./scopes.ts";
 
@@ -15,6 +20,36 @@ import { isScope, SCOPES } from "./scopes.ts";
 export const OAUTH_BODY_LIMIT_KIB = 16;
 
 const limit = limitBody(OAUTH_BODY_LIMIT_KIB);
+
+const unique = (scopes: string[] | null) => scopes && [...new Set(scopes)];
+
+/** Authenticates the client, checks the scopes it asks for, then issues its token. */
+async function issueStepByStep(
+  deps: Deps,
+  creds: ClientCredentials,
+  asked: string[] | null,
+): Promise<IssuedToken> {
+  const client = await authenticateClient(deps.sql, creds);
+  let scopes = client.scopes;
+  if (asked !== null) {
+    const bad = asked.filter((s) => !isScope(s) || !client.scopes.includes(s));
+    if (asked.length === 0 || bad.length) {
+      throw new OAuthError(
+        400,
+        "invalid_scope",
+        asked.length === 0
+          ? "scope is empty; omit it to get every scope the client may use"
+          : `Scope not allowed for this client: ${bad.join(" ")} (allowed: ${
+            client.scopes.join(" ")
+          })`,
+      );
+    }
+    scopes = unique(asked)!;
+  }
+  const issued = await deps.auth.issue(client.id, scopes);
+  deps.auth.rememberSalt(client.clientId, client.secretHash);
+  return issued;
+}
 
 /** Routes under /api/v1/oauth2. */
 export function oauthRoutes(deps: Deps): Hono<AppEnv> {
@@ -43,25 +78,13 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
         `grant_type ${form.grant_type} is not supported; use client_credentials`,
       );
     }
-    const client = await authenticateClient(deps.sql, creds);
-    let scopes = client.scopes;
-    if (form.scope !== undefined) {
-      const asked = form.scope.split(" ").filter(Boolean);
-      const bad = asked.filter((s) => !isScope(s) || !client.scopes.includes(s));
-      if (asked.length === 0 || bad.length) {
-        throw new OAuthError(
-          400,
-          "invalid_scope",
-          asked.length === 0
-            ? "scope is empty; omit it to get every scope the client may use"
-            : `Scope not allowed for this client: ${bad.join(" ")} (allowed: ${
-              client.scopes.join(" ")
-            })`,
-        );
-      }
-      scopes = [...new Set(asked)];
-    }
-    const issued = await deps.auth.issue(client.id, scopes);
+    const asked = form.scope === undefined ? null : form.scope.split(" ").filter(Boolean);
+    // A client seen before gets its token in one statement; anything else (first request, wrong
+    // secret, a scope it may not use) goes step by step below, which says what is wrong.
+    const oneStep = asked === null || (asked.length > 0 && asked.every(isScope));
+    const issued = (oneStep &&
+      await deps.auth.issueForSecret(creds.clientId, creds.clientSecret, unique(asked))) ||
+      await issueStepByStep(deps, creds, asked);
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");
     return c.json({

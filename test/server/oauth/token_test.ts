@@ -12,6 +12,17 @@ async function token(svc: TestService, body: BodyInit, headers: Record<string, s
   return { res, json: await res.json().catch(() => null) };
 }
 
+/** An admin token, and the app `crm` created with it (its client id and secret). */
+async function crmApp(svc: TestService) {
+  const adminToken = await svc.adminToken();
+  const created = await (await svc.api("POST", "/api/v1/admin/apps", adminToken, {
+    appName: "crm",
+    name: "CRM",
+    authType: "signed_request",
+  })).json();
+  return { adminToken, created };
+}
+
 for (const backend of backends) {
   Deno.test({
     name: `token endpoint RFC 6749 cases [${backend.name}]`,
@@ -20,12 +31,7 @@ for (const backend of backends) {
     async fn(t) {
       const svc = await startTestService(backend);
       try {
-        const adminToken = await svc.adminToken();
-        const created = await (await svc.api("POST", "/api/v1/admin/apps", adminToken, {
-          appName: "crm",
-          name: "CRM",
-          authType: "signed_request",
-        })).json();
+        const { adminToken, created } = await crmApp(svc);
         const appClient = { id: created.clientId, secret: created.clientSecret };
 
         await t.step("client_secret_post issues a bearer token with no-store headers", async () => {
@@ -217,6 +223,79 @@ for (const backend of backends) {
           assert.equal(meta.revocation_endpoint, "http://portal.test/api/v1/oauth2/revoke");
           assert.deepEqual(meta.grant_types_supported, ["client_credentials"]);
         });
+      } finally {
+        await svc.close();
+      }
+    },
+  });
+}
+
+for (const backend of backends) {
+  Deno.test({
+    name:
+      `a known client's token is one statement; rotation, scopes and disabling still hold [${backend.name}]`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      let queries = 0;
+      const svc = await startTestService(backend, {}, { onQuery: () => queries++ });
+      try {
+        const { adminToken, created } = await crmApp(svc);
+        const ask = (secret: string, scope?: string) =>
+          token(
+            svc,
+            form({
+              grant_type: "client_credentials",
+              client_id: created.clientId,
+              client_secret: secret,
+              ...(scope === undefined ? {} : { scope }),
+            }),
+          );
+        const counted = async (secret: string, scope?: string) => {
+          const before = queries;
+          const answer = await ask(secret, scope);
+          return { ...answer, statements: queries - before };
+        };
+        const works = async (issued: string) =>
+          (await svc.api("GET", "/api/v1/sessions?limit=1", issued)).status === 200;
+
+        // First request: step by step (two statements after the one-statement try misses).
+        const first = await counted(created.clientSecret);
+        assert.equal(first.res.status, 200);
+        const second = await counted(created.clientSecret);
+        assert.equal(second.res.status, 200);
+        assert.equal(second.statements, 1, "one statement for a client seen before");
+        assert.equal(second.json.scope, "sessions:read sessions:write");
+        assert.ok(await works(second.json.access_token));
+        const narrowed = await counted(created.clientSecret, "sessions:read sessions:read");
+        assert.equal(narrowed.statements, 1);
+        assert.equal(narrowed.json.scope, "sessions:read");
+
+        // A scope the client may not use is still refused with the reason.
+        const admin = await ask(created.clientSecret, "admin");
+        assert.equal(admin.res.status, 400);
+        assert.equal(admin.json.error, "invalid_scope");
+        assert.match(admin.json.error_description, /admin/);
+        const wrong = await ask(created.clientSecret + "x");
+        assert.equal(wrong.res.status, 400);
+        assert.equal(wrong.json.error, "invalid_client");
+
+        // After a rotation the remembered salt no longer matches: the old secret is refused,
+        // the new one issues (and is then one statement again).
+        const rotated = await (await svc.api(
+          "POST",
+          "/api/v1/admin/apps/crm/client-secret",
+          adminToken,
+        )).json();
+        assert.equal((await ask(created.clientSecret)).json.error, "invalid_client");
+        assert.equal((await ask(rotated.clientSecret)).res.status, 200);
+        assert.equal((await counted(rotated.clientSecret)).statements, 1);
+
+        // A disabled app's client gets no token, even with its salt remembered.
+        await svc.api("PATCH", "/api/v1/admin/apps/crm", adminToken, { enabled: false });
+        const disabled = await ask(rotated.clientSecret);
+        assert.equal(disabled.res.status, 400);
+        assert.equal(disabled.json.error, "invalid_client");
       } finally {
         await svc.close();
       }
