@@ -31,7 +31,7 @@ for (const backend of backends) {
     async fn(t) {
       const svc = await startTestService(backend);
       try {
-        const { adminToken, created } = await crmApp(svc);
+        const { created } = await crmApp(svc);
         const appClient = { id: created.clientId, secret: created.clientSecret };
 
         await t.step("client_secret_post issues a bearer token with no-store headers", async () => {
