@@ -43,8 +43,8 @@ export async function insertTokenForSecret(
     tokenHash: string;
     expiresAt: Date;
   },
-): Promise<{ clientDbId: number; scopes: string[] } | null> {
-  const [row] = await tx<{ clientDbId: number; scopes: string[] }[]>`
+): Promise<{ scopes: string[] } | null> {
+  const [row] = await tx<{ scopes: string[] }[]>`
     with client as (
       select c.id, c.scopes from api_clients c left join apps a on a.id = c.app_id
       where c.client_id = ${values.clientId} and c.secret_hash = ${values.secretHash}
@@ -54,7 +54,7 @@ export async function insertTokenForSecret(
     insert into access_tokens (token_hash, client_id, scopes, expires_at)
     select ${values.tokenHash}, id, coalesce(${values.scopes}::text[], scopes), ${values.expiresAt}
     from client
-    returning client_id as client_db_id, scopes
+    returning scopes
   `;
   return row ?? null;
 }

@@ -4,16 +4,10 @@
  */
 import type postgres from "postgres";
 import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
+import type { UserFields } from "./users.ts";
 
 /** The agent's fields a launch writes (the parsed payload's agent, server/launch/payload.ts). */
-export interface LaunchAgentFields {
-  externalId: string | null;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  locale: string | null;
-}
+export type LaunchAgentFields = UserFields;
 
 /** The customer's fields a launch writes. */
 export interface LaunchCustomerFields {

@@ -1,5 +1,6 @@
 /** SQL of the customer and agent resources (read-only). */
 import type { Sql } from "../mod.ts";
+import type { UserFields } from "./users.ts";
 
 /** A customer. */
 export interface CustomerRow {
@@ -16,14 +17,8 @@ export interface CustomerRow {
 }
 
 /** An agent with its teams. */
-export interface AgentRow {
+export interface AgentRow extends UserFields {
   id: number;
-  externalId: string | null;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  locale: string | null;
   teams: { teamId: string; teamName: string }[];
   createdAt: Date;
   updatedAt: Date;

@@ -1,16 +1,11 @@
 /** SQL of the administrators' user and team screens. */
 import type { Sql, Tx } from "../mod.ts";
+import type { UserFields } from "./users.ts";
 
 /** A user as the admin screens list it. */
-export interface AdminUserRow {
+export interface AdminUserRow extends UserFields {
   id: number;
   role: "agent" | "admin";
-  externalId: string | null;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  locale: string | null;
   hasPassword: boolean;
   /** When an administrator disabled the user; null while enabled. */
   disabledAt: Date | null;

@@ -1,16 +1,20 @@
 /** SQL for users (agents and administrators). */
 import type { Tx } from "../mod.ts";
 
-/** A stored user. */
-export interface UserRow {
-  id: number;
-  role: "agent" | "admin";
+/** A user's own fields: what a launch writes for an agent, and every user listing shows. */
+export interface UserFields {
   externalId: string | null;
   email: string;
   firstName: string;
   lastName: string;
   phone: string | null;
   locale: string | null;
+}
+
+/** A stored user. */
+export interface UserRow extends UserFields {
+  id: number;
+  role: "agent" | "admin";
   passwordHash: string | null;
   disabledAt: Date | null;
   createdAt: Date;

@@ -6,6 +6,7 @@
  * shorter) before `expires_in`; `invalidate` drops one after the CRM answered 401.
  */
 import { checkDestination, type Resolver } from "./destination.ts";
+import { timeout } from "./timeout.ts";
 
 /** What a token request needs from the app. */
 export interface TokenClient {
@@ -80,19 +81,23 @@ export class TokenSource {
       headers.Authorization = "Basic " +
         btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`);
     }
+    const limit = timeout(this.options.timeoutMs);
     let res: Response;
+    let text: string;
     try {
       res = await (this.options.fetch ?? fetch)(client.tokenUrl, {
         method: "POST",
         headers,
         body,
         redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: limit.signal,
+      }).catch((err) => {
+        throw new TokenError(`token request to ${client.tokenUrl} failed: ${err.message}`);
       });
-    } catch (err) {
-      throw new TokenError(`token request to ${client.tokenUrl} failed: ${(err as Error).message}`);
+      text = await res.text().catch(() => "");
+    } finally {
+      limit.clear();
     }
-    const text = await res.text().catch(() => "");
     if (!res.ok) {
       throw new TokenError(
         `token endpoint ${client.tokenUrl} answered ${res.status}: ${text.slice(0, 200)}`,

@@ -35,12 +35,17 @@ export function hashSecret(secret: string, salt = encodeBase64Url(randomBytes(16
   return `sha256$${salt}$${sha256(`${salt}$${secret}`)}`;
 }
 
+/** The salt of hashSecret's output, or null when `stored` is not one. */
+export function secretSalt(stored: string): string | null {
+  const parts = stored.split("$");
+  const [scheme, salt, hash] = parts;
+  return parts.length === 3 && scheme === "sha256" && salt && hash ? salt : null;
+}
+
 /** Checks a secret against hashSecret's output, in constant time for equal-length inputs. */
 export function verifySecret(secret: string, stored: string): boolean {
-  const [scheme, salt, hash] = stored.split("$");
-  if (scheme !== "sha256" || !salt || !hash) return false;
-  const candidate = hashSecret(secret, salt);
-  return timingSafeEqual(candidate, `sha256$${salt}$${hash}`);
+  const salt = secretSalt(stored);
+  return salt !== null && timingSafeEqual(hashSecret(secret, salt), stored);
 }
 
 async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {

@@ -13,7 +13,7 @@ import {
   revokeToken,
 } from "../../db/queries/access_tokens.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
-import { hashSecret, sha256 } from "../crypto/hashing.ts";
+import { hashSecret, secretSalt, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 
 /** What a valid token grants. */
@@ -97,15 +97,17 @@ export class AuthService {
     return { accessToken, expiresIn: this.options.tokenTtlSeconds, scopes: row.scopes };
   }
 
-  /** Remembers the salt of a client's secret hash after it authenticated (bounded, LRU). */
+  /** Remembers the salt of a client's secret hash after it authenticated. */
   rememberSalt(clientId: string, secretHash: string): void {
-    const salt = secretHash.split("$")[1];
-    if (!salt) return;
-    this.#salts.delete(clientId);
-    this.#salts.set(clientId, salt);
-    if (this.#salts.size > this.#maxEntries) {
-      this.#salts.delete(this.#salts.keys().next().value!);
-    }
+    const salt = secretSalt(secretHash);
+    if (salt) this.#remember(this.#salts, clientId, salt);
+  }
+
+  /** Makes `key` the most recent entry of `map`; drops the least recent past the bound. */
+  #remember<T>(map: Map<string, T>, key: string, value: T): void {
+    map.delete(key);
+    map.set(key, value);
+    while (map.size > this.#maxEntries) map.delete(map.keys().next().value!);
   }
 
   #newToken(): { accessToken: string; tokenHash: string; expiresAt: Date } {
@@ -136,10 +138,10 @@ export class AuthService {
     if (!row) return null;
     const info: TokenInfo = { ...row };
     if (this.options.cacheSeconds > 0) {
-      this.#cache.set(token, { info, cachedUntil: now + this.options.cacheSeconds * 1000 });
-      while (this.#cache.size > this.#maxEntries) {
-        this.#cache.delete(this.#cache.keys().next().value!);
-      }
+      this.#remember(this.#cache, token, {
+        info,
+        cachedUntil: now + this.options.cacheSeconds * 1000,
+      });
     }
     return info;
   }

@@ -12,6 +12,20 @@ export const cpuNotes = new Map<WrkResult, string>();
 /** The same, as milliseconds of CPU per request. */
 export const cpuCosts = new Map<WrkResult, { serverMs: number; postgresMs: number }>();
 
+/** CPU of process `pid` and of PostgreSQL per request while `work` runs (it answers its count). */
+export async function cpuPerRequest<T>(
+  pid: number,
+  work: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; costs: { serverMs: number; postgresMs: number } }> {
+  const before = [await processCpuSeconds(pid), await commandCpuSeconds("postgres")];
+  const result = await work();
+  const served = count(result);
+  const server = (await processCpuSeconds(pid)) - before[0];
+  const pg = (await commandCpuSeconds("postgres")) - before[1];
+  return { result, costs: { serverMs: server * 1000 / served, postgresMs: pg * 1000 / served } };
+}
+
 /** Runs wrk for `seconds`; with `serverPid`, notes the CPU per request of server and PostgreSQL. */
 export async function wrk(
   seconds: number,
@@ -24,30 +38,27 @@ export async function wrk(
   console.log(`  ${name}: ${connections} connections, ${seconds} s ...`);
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", url];
   if (script) args.unshift("-s", script);
-  const before = serverPid
-    ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")]
-    : null;
-  const out = await new Deno.Command("wrk", { args, stdout: "piped", stderr: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  let result: WrkResult;
-  try {
-    result = parseWrk(text, name, connections);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${new TextDecoder().decode(out.stderr)}`);
-  }
-  if (before && serverPid) {
-    const served = result.requestsPerSecond * seconds;
-    const server = (await processCpuSeconds(serverPid)) - before[0];
-    const pg = (await commandCpuSeconds("postgres")) - before[1];
-    const costs = { serverMs: server * 1000 / served, postgresMs: pg * 1000 / served };
-    cpuCosts.set(result, costs);
-    cpuNotes.set(
-      result,
-      `CPU per request: server ${costs.serverMs.toFixed(2)} ms, PostgreSQL ${
-        costs.postgresMs.toFixed(2)
-      } ms`,
-    );
-  }
+  const run = async () => {
+    const out = await new Deno.Command("wrk", { args, stdout: "piped", stderr: "piped" }).output();
+    try {
+      return parseWrk(new TextDecoder().decode(out.stdout), name, connections);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${new TextDecoder().decode(out.stderr)}`);
+    }
+  };
+  if (!serverPid) return await run();
+  const { result, costs } = await cpuPerRequest(
+    serverPid,
+    run,
+    (r) => r.requestsPerSecond * seconds,
+  );
+  cpuCosts.set(result, costs);
+  cpuNotes.set(
+    result,
+    `CPU per request: server ${costs.serverMs.toFixed(2)} ms, PostgreSQL ${
+      costs.postgresMs.toFixed(2)
+    } ms`,
+  );
   return result;
 }
 

@@ -6,8 +6,9 @@
  * it with wrk (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, or
  * token requests) or queues N × 2,000 callback events for its delivery worker to drain (a
  * "request" is then one delivered event), and prints the top functions and areas of the code by
- * self time per request, counted only during the load run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw
- * profile to FILE, which Chrome DevTools opens).
+ * self time per request, counted only during the load run. Writes
+ * tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to FILE, which
+ * Chrome DevTools opens).
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
@@ -19,9 +20,8 @@ import {
   writeTokenScript,
 } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
-import { cpuCosts, wrk } from "./load.ts";
+import { cpuCosts, cpuPerRequest, wrk } from "./load.ts";
 import { drain } from "./drain.ts";
-import { commandCpuSeconds, processCpuSeconds } from "./system.ts";
 import { freePort, stop } from "./processes.ts";
 
 const arg = (name: string) => {
@@ -64,15 +64,12 @@ try {
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
   console.log("  loading data and signing launches ...");
   const minSession = await loadData(bench, appId);
+  const start = which === "drain"
+    ? drainRun(bench, receiver.url, appId, server.pid)
+    : await loadRun(bench, base, app, minSession, server.pid);
   const from = await profileClockNow();
-  const run = which === "drain"
-    ? await drainRun(bench, receiver.url, appId, server.pid)
-    : await loadRun(base, app, minSession, server.pid);
+  const run = await start();
   const to = await profileClockNow();
-  const [{ launched }] = await bench`select count(*)::int as launched from launches
-    where outcome = 'ok'`;
-  // Launches counted by the database; reads estimated from wrk's rate (all 2xx, or the run says).
-  const ok = which === "launch" ? launched : run.count;
   await bench.end();
   await stop(server);
 
@@ -84,7 +81,7 @@ try {
   const cpu = run.cpu;
   const perRequest = cpu.serverMs * 1000;
   const text = [
-    `Server: ${serverRoot}; ${which}, ${run.summary(ok)}. CPU per request: server ` +
+    `Server: ${serverRoot}; ${which}, ${run.summary}. CPU per request: server ` +
     `${cpu.serverMs.toFixed(3)} ms` +
     `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
     `${cpu.postgresMs.toFixed(3)} ms.`,
@@ -105,20 +102,23 @@ try {
   await Deno.remove(tmp, { recursive: true });
 }
 
-/** One profiled run: requests served, CPU per request, and its description for the report. */
+/** One profiled run: CPU per request, and its description for the report. */
 interface Run {
-  count: number;
   cpu: { serverMs: number; postgresMs: number };
-  summary(ok: number): string;
+  summary: string;
 }
 
-/** 64 wrk connections for `seconds`: launches, reads of random sessions, or token requests. */
+/**
+ * Prepares 64 wrk connections for `seconds` (launches signed, or reads of random sessions, or
+ * token requests) and answers the run itself.
+ */
 async function loadRun(
+  bench: postgres.Sql,
   base: string,
   app: { token: string; apiKey: string },
   minSession: number,
   pid: number,
-): Promise<Run> {
+): Promise<() => Promise<Run>> {
   const [script, url] = which === "launch"
     ? [
       await writeLaunchScript(
@@ -134,33 +134,39 @@ async function loadRun(
       `${base}/api/v1/sessions/${minSession}`,
     ]
     : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
-  const result = await wrk(seconds, which, url, 64, script, pid);
-  return {
-    count: Math.round(result.requestsPerSecond * seconds),
-    cpu: cpuCosts.get(result)!,
-    summary: (ok) =>
-      `${seconds} s, 64 connections; ${ok} requests (${result.requestsPerSecond.toFixed(0)}/s, ` +
-      `p99 ${result.p99Ms.toFixed(1)} ms, non-2xx ${result.non2xx})`,
+  return async () => {
+    const result = await wrk(seconds, which, url, 64, script, pid);
+    // Launches counted by the database; reads estimated from wrk's rate (all 2xx, or it says).
+    const [{ launched }] = await bench`select count(*)::int as launched from launches
+      where outcome = 'ok'`;
+    const ok = which === "launch" ? launched : Math.round(result.requestsPerSecond * seconds);
+    return {
+      cpu: cpuCosts.get(result)!,
+      summary: `${seconds} s, 64 connections; ${ok} requests (` +
+        `${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
+        `non-2xx ${result.non2xx})`,
+    };
   };
 }
 
-/** `seconds` × 2,000 events queued at once and drained by the server's delivery worker. */
-async function drainRun(
+/** The run: `seconds` × 2,000 events queued at once and drained by the server's worker. */
+function drainRun(
   bench: postgres.Sql,
   receiverUrl: string,
   appId: number,
   pid: number,
-): Promise<Run> {
-  const before = [await processCpuSeconds(pid), await commandCpuSeconds("postgres")];
-  const d = await drain(bench, receiverUrl, appId, seconds * 2_000, 600_000);
-  const server = (await processCpuSeconds(pid)) - before[0];
-  const pg = (await commandCpuSeconds("postgres")) - before[1];
-  return {
-    count: d.count,
-    cpu: { serverMs: server * 1000 / d.count, postgresMs: pg * 1000 / d.count },
-    summary: () =>
-      `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
-      `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
-      `undelivered ${d.undelivered})`,
+): () => Promise<Run> {
+  return async () => {
+    const { result: d, costs } = await cpuPerRequest(
+      pid,
+      () => drain(bench, receiverUrl, appId, seconds * 2_000, 600_000),
+      (d) => d.count,
+    );
+    return {
+      cpu: costs,
+      summary: `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
+        `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
+        `undelivered ${d.undelivered})`,
+    };
   };
 }
