@@ -279,7 +279,11 @@ Deno.test(
         "the mail after the server came back",
         15_000,
       );
-      const [row] = await svc.db.sql`select status from mail_outbox`;
+      // The sink has the message before the worker records it: wait for the record.
+      const row = await waitUntil(async () => {
+        const [r] = await svc.db.sql`select status from mail_outbox`;
+        return r.status !== "sending" && r;
+      }, "the mail recorded after the send");
       assert.equal(row.status, "sent");
     } finally {
       await svc.close();
