@@ -95,7 +95,7 @@ function claimed(rows: ClaimedEvent[]): ClaimedEvent[] {
  * once it holds `limit` events, whatever the size of the backlog.
  */
 export async function claimDueEvents(
-  sql: Sql,
+  sql: Tx,
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedEvent[]> {
@@ -161,7 +161,7 @@ export interface FinishedAttempt {
  * finish_callback_attempts). An event no longer being delivered (redelivered or purged in
  * between) keeps its state; its attempt is still logged while the event exists.
  */
-export async function finishAttempts(sql: Sql, finished: FinishedAttempt[]): Promise<void> {
+export async function finishAttempts(sql: Tx, finished: FinishedAttempt[]): Promise<void> {
   if (!finished.length) return;
   const results = finished.map(({ eventId, attempt, next }) => ({
     eventId,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { backends } from "../helpers/db.ts";
 import { migrate } from "../../db/migrate.ts";
-import type { Sql } from "../../db/mod.ts";
+import type { Sql, Tx } from "../../db/mod.ts";
 import {
   type AttemptRecord,
   claimDueEvents,
@@ -17,8 +17,8 @@ import {
 const SESSIONS = 1_000;
 const PER_SESSION = 3;
 
-/** An app with SESSIONS sessions and PER_SESSION pending events each, written session by session. */
-async function backlog(sql: Sql): Promise<number> {
+/** An app with SESSIONS sessions and `perSession` pending events each, written session by session. */
+async function backlog(sql: Sql, perSession = PER_SESSION): Promise<number> {
   const [app] = await sql`insert into apps (app_name, name, auth_type, api_key_sealed,
     callback_url) values ('claim', 'Claim', 'signed_request', 'sealed', 'https://crm.example/')
     returning id`;
@@ -28,7 +28,7 @@ async function backlog(sql: Sql): Promise<number> {
     select app_id, id from customers order by id`;
   await sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
     select 'msg_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
-    from sessions s, generate_series(1, ${PER_SESSION}) n order by s.id, n`;
+    from sessions s, generate_series(1, ${perSession}) n order by s.id, n`;
   return app.id;
 }
 
@@ -130,6 +130,63 @@ for (const backend of backends) {
       await db.close();
     }
   });
+
+  Deno.test(
+    name("plans cached while the outbox was small never read it whole once it is large"),
+    async () => {
+      // One connection, so the claim's plans are cached where the large backlog is claimed.
+      const db = await backend.open({ max: 1 });
+      try {
+        await migrate(db.sql);
+        const appId = await backlog(db.sql, 0);
+        // A quiet outbox: a few events at a time, claimed and recorded, until PostgreSQL keeps
+        // generic plans for the claim's statements (after five executions).
+        for (let round = 0; round < 8; round++) {
+          await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
+            select 'quiet_' || ${round} || '_' || id, app_id, id, 'session.updated', '{}'
+            from sessions order by id limit 2`;
+          const events = await claimDueEvents(db.sql, 64, 60_000);
+          assert.equal(events.length, 2);
+          await finishAttempts(
+            db.sql,
+            events.map((e) => ({
+              eventId: e.id,
+              attempt: attempt(200),
+              next: { status: "delivered" as const },
+            })),
+          );
+        }
+        // Then a backlog of 20,000 (statistics not refreshed, as between two autovacuums).
+        await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
+          select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
+          from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
+        // Sequential scans of callback_events by this connection, read within one transaction
+        // before and after (the counts may include earlier transactions not yet reported).
+        const seqScans = async (tx: Tx) => {
+          const [row] = await tx`select seq_scan::int as n from pg_stat_xact_user_tables
+            where relname = 'callback_events'`;
+          return row.n as number;
+        };
+        const scans = await db.sql.begin(async (tx) => {
+          const before = await seqScans(tx);
+          const events = await claimDueEvents(tx, 64, 60_000);
+          assert.equal(events.length, 64);
+          await finishAttempts(
+            tx,
+            events.map((e) => ({
+              eventId: e.id,
+              attempt: attempt(200),
+              next: { status: "delivered" as const },
+            })),
+          );
+          return await seqScans(tx) - before;
+        });
+        assert.equal(scans, 0, "the claim and the recording read callback_events by index only");
+      } finally {
+        await db.close();
+      }
+    },
+  );
 
   if (backend.name === "postgres") {
     Deno.test(name("concurrent claims never share an event"), async () => {

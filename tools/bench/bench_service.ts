@@ -4,6 +4,7 @@
  * from the bootstrap client, and the bench app with the realistic config (every launch single-use
  * with issuedAt and a stored nonce; callbacks to the local receiver).
  */
+import type postgres from "postgres";
 import { freePort, spawn, stop, waitFor } from "./processes.ts";
 
 const SECRET_KEY = "bench-secret-key-0123456789abcdefghijkl";
@@ -118,4 +119,13 @@ export async function createBenchApp(
   })).json();
   if (!app.apiKey) throw new Error(`bench app: ${JSON.stringify(app)}`);
   return { token, apiKey: app.apiKey };
+}
+
+/**
+ * VACUUM ANALYZE of the bench database before a measured case, as pgbench does on its tables
+ * before each run: without it (and with autovacuum off) each case would run on the previous
+ * ones' dead rows and on plans made for tables as small as they were when first queried.
+ */
+export async function maintain(bench: postgres.Sql): Promise<void> {
+  await bench`vacuum analyze`;
 }

@@ -27,6 +27,7 @@ import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./lo
 import { freePort, have, peakRss, spawn as spawnIn, stop, waitFor } from "./processes.ts";
 import {
   createBenchApp,
+  maintain,
   serviceEnv,
   startReceiver,
   startServer,
@@ -112,6 +113,7 @@ try {
   const hello = spawn(["run", "-A", "tools/bench/hello.ts"], { PORT: String(helloPort) });
   children.push(hello);
   await waitFor(`http://127.0.0.1:${helloPort}/`);
+  const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   const helloResult = await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64);
   await stop(hello);
 
@@ -138,9 +140,9 @@ try {
   const minSession = await loadData(bench, appId);
 
   const countedLaunches = 200;
-  const runs = ["counted", "launch16", "launch64", "launchAll"];
-  console.log(`signing ${countedLaunches + 3 * PER_RUN} distinct single-use launches ...`);
-  const signed = await signLaunches(app.apiKey, countedLaunches + 3 * PER_RUN, minSession, stamp);
+  const runs = ["counted", "warmUp", "launch16", "launch64", "launchAll"];
+  console.log(`signing ${countedLaunches + 4 * PER_RUN} distinct single-use launches ...`);
+  const signed = await signLaunches(app.apiKey, countedLaunches + 4 * PER_RUN, minSession, stamp);
   const slice = (run: string) => {
     const k = runs.indexOf(run);
     return k === 0
@@ -172,6 +174,7 @@ try {
   await db.close();
 
   const launchLua = {
+    warmUp: await writeLaunchScript(tmp, "warmUp", slice("warmUp")),
     l16: await writeLaunchScript(tmp, "launch16", slice("launch16")),
     l64: await writeLaunchScript(tmp, "launch64", slice("launch64")),
     all: await writeLaunchScript(tmp, "launchAll", slice("launchAll")),
@@ -182,24 +185,38 @@ try {
   await Deno.writeTextFile(bearerLua, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
 
   const launchUrl = `${base}/portal/api/auth/app/bench`;
-  const single: WrkResult[] = [];
+  // A service that has been running: its launch log, logins, nonces and outbox are not empty
+  // when the measured runs start (PostgreSQL plans for the tables as they are then).
+  await runWrk(quick ? 2 : 5, "warm-up launches", launchUrl, 16, launchLua.warmUp);
   const pid = server.pid;
-  single.push(await wrk("launch", launchUrl, 16, launchLua.l16, pid));
-  single.push(await wrk("launch", launchUrl, 64, launchLua.l64, pid));
-  single.push(await wrk("token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua, pid));
-  single.push(
-    await wrk("GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua, pid),
+  // Peak memory after each case, to see which one sets it.
+  const peaks: string[] = [];
+  const measured = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+    await maintain(bench);
+    const result = await run();
+    peaks.push(`${label} ${(await peakRss(server)).toFixed(0)}`);
+    return result;
+  };
+  const single: WrkResult[] = [];
+  for (
+    const [label, name, url, conns, script] of [
+      ["launch 16", "launch", launchUrl, 16, launchLua.l16],
+      ["launch 64", "launch", launchUrl, 64, launchLua.l64],
+      ["token", "token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua],
+      ["GET one", "GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua],
+      [
+        "GET page",
+        "GET /api/v1/sessions?status=open&limit=50",
+        `${base}/api/v1/sessions?status=open&limit=50`,
+        64,
+        bearerLua,
+      ],
+    ] as const
+  ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
+  const drained = await measured(
+    "drain",
+    () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000),
   );
-  single.push(
-    await wrk(
-      "GET /api/v1/sessions?status=open&limit=50",
-      `${base}/api/v1/sessions?status=open&limit=50`,
-      64,
-      bearerLua,
-      pid,
-    ),
-  );
-  const drained = await drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000);
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
   const clicks: (BrowserResult | Error)[] = [];
   for (const localCheck of [false, true]) {
@@ -208,6 +225,7 @@ try {
     );
   }
   const rssSingle = await peakRss(server);
+  peaks.push(`browser ${rssSingle.toFixed(0)}`);
   await stop(server);
 
   // The same launch and REST runs on all cores.
@@ -230,9 +248,11 @@ try {
   const pbase = `http://127.0.0.1:${parallelPort}`;
   await waitFor(`${pbase}/readyz`);
   const multi: WrkResult[] = [];
+  await maintain(bench);
   multi.push(
     await wrk("launch, all cores", `${pbase}/portal/api/auth/app/bench`, 64, launchLua.all),
   );
+  await maintain(bench);
   multi.push(
     await wrk("GET /api/v1/sessions/:id, all cores", `${pbase}/api/v1/sessions/1`, 64, sessionLua),
   );
@@ -315,6 +335,11 @@ try {
   });
   notes.push(
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
+  );
+  notes.push(`Peak RSS (VmHWM) of the single process after each case, MB: ${peaks.join(", ")}.`);
+  notes.push(
+    `Before each case the bench runs VACUUM ANALYZE on its database, as pgbench does on its ` +
+      `tables before each run (autovacuum on this server: ${autovacuum}).`,
   );
 
   for (const r of [tpcb, selectOnly]) notes.push(`${r.name}: ${pgCpuNotes.get(r)}.`);
