@@ -47,26 +47,49 @@ export interface SessionFilter {
   beforeId?: number;
 }
 
+/** The parts of a session read from other tables, each one JSON value (s: session, c: customer). */
+function sessionParts(sql: Sql | Tx) {
+  return {
+    assignee: sql`(select json_build_object('id', u.id, 'externalId', u.external_id,
+        'email', u.email, 'firstName', u.first_name, 'lastName', u.last_name)
+      from users u where u.id = s.assignee_id)`,
+    customer: sql`json_build_object('id', c.id, 'externalId', c.external_id, 'email', c.email,
+      'firstName', c.first_name, 'lastName', c.last_name, 'phone1', c.phone1,
+      'phone2', c.phone2, 'otherPhone', c.other_phone)`,
+    customFields: sql`coalesce((select json_object_agg(f.name, f.value order by f.name)
+      from session_custom_fields f where f.session_id = s.id), '{}')`,
+    devices: sql`coalesce((select json_agg(json_build_object('id', d.id, 'kind', d.kind,
+        'properties', d.properties) order by d.id)
+      from devices d where d.session_id = s.id), '[]')`,
+    pathRuns: sql`coalesce((select json_agg(json_build_object('pathUid', r.path_uid,
+        'title', p.title, 'ranAt', api_time(r.ran_at), 'agentId', r.agent_id)
+        order by r.ran_at, r.id)
+      from path_runs r join paths p on p.uid = r.path_uid where r.session_id = s.id), '[]')`,
+  };
+}
+
 function sessionColumns(sql: Sql | Tx) {
+  const part = sessionParts(sql);
   return sql`
     s.id, s.status, s.external_reference, s.reference_id, s.target, s.app_id,
-    s.created_at, s.updated_at,
-    (select json_build_object('id', u.id, 'externalId', u.external_id, 'email', u.email,
-        'firstName', u.first_name, 'lastName', u.last_name)
-      from users u where u.id = s.assignee_id) as assignee,
-    json_build_object('id', c.id, 'externalId', c.external_id, 'email', c.email,
-      'firstName', c.first_name, 'lastName', c.last_name, 'phone1', c.phone1,
-      'phone2', c.phone2, 'otherPhone', c.other_phone) as customer,
-    coalesce((select json_object_agg(f.name, f.value order by f.name)
-      from session_custom_fields f where f.session_id = s.id), '{}') as custom_fields,
-    coalesce((select json_agg(json_build_object('id', d.id, 'kind', d.kind,
-        'properties', d.properties) order by d.id)
-      from devices d where d.session_id = s.id), '[]') as devices,
-    coalesce((select json_agg(json_build_object('pathUid', r.path_uid, 'title', p.title,
-        'ranAt', api_time(r.ran_at), 'agentId', r.agent_id) order by r.ran_at, r.id)
-      from path_runs r join paths p on p.uid = r.path_uid where r.session_id = s.id), '[]')
-      as path_runs
+    s.created_at, s.updated_at, ${part.assignee} as assignee, ${part.customer} as customer,
+    ${part.customFields} as custom_fields, ${part.devices} as devices,
+    ${part.pathRuns} as path_runs
   `;
+}
+
+/**
+ * The session as the REST API shows it (the Session schema of the API description), built by
+ * PostgreSQL as JSON text: the API sends it as it comes, nothing parsed and serialised again.
+ */
+function sessionResource(sql: Sql | Tx) {
+  const part = sessionParts(sql);
+  return sql`json_build_object('id', s.id, 'status', s.status,
+    'externalReference', s.external_reference, 'referenceId', s.reference_id,
+    'target', s.target, 'assignee', ${part.assignee}, 'customer', ${part.customer},
+    'customFields', ${part.customFields}, 'devices', ${part.devices},
+    'pathRuns', ${part.pathRuns}, 'createdAt', api_time(s.created_at),
+    'updatedAt', api_time(s.updated_at))::text`;
 }
 
 /** One session, or null. */
@@ -79,27 +102,53 @@ export async function sessionById(sql: Sql | Tx, id: number): Promise<SessionRow
   return row ?? null;
 }
 
-/** A page of sessions matching the filter, newest first. */
-export async function listSessions(
+/** One session as the API's JSON text, with its app (for the caller's scope), or null. */
+export async function sessionJsonById(
+  sql: Sql | Tx,
+  id: number,
+): Promise<{ appId: number | null; json: string } | null> {
+  const [row] = await sql<{ appId: number | null; json: string }[]>`
+    select s.app_id, ${sessionResource(sql)} as json
+    from sessions s join customers c on c.id = s.customer_id
+    where s.id = ${id}
+  `;
+  return row ?? null;
+}
+
+/**
+ * A page of sessions matching the filter, newest first, as the API's JSON array text: up to
+ * `limit` of them, whether more follow, and the last one's id (the next page's keyset).
+ */
+export async function listSessionsJson(
   sql: Sql,
   f: SessionFilter,
   limit: number,
-): Promise<SessionRow[]> {
-  return await sql<SessionRow[]>`
-    select ${sessionColumns(sql)}
-    from sessions s join customers c on c.id = s.customer_id
-    where true
-      ${f.appId !== undefined ? sql`and s.app_id = ${f.appId}` : sql``}
-      ${f.status ? sql`and s.status = ${f.status}` : sql``}
-      ${f.externalReference ? sql`and s.external_reference = ${f.externalReference}` : sql``}
-      ${f.referenceId ? sql`and s.reference_id = ${f.referenceId}` : sql``}
-      ${f.customerExternalId ? sql`and c.external_id = ${f.customerExternalId}` : sql``}
-      ${f.assigneeId !== undefined ? sql`and s.assignee_id = ${f.assigneeId}` : sql``}
-      ${f.updatedSince ? sql`and s.updated_at >= ${f.updatedSince}` : sql``}
-      ${f.beforeId !== undefined ? sql`and s.id < ${f.beforeId}` : sql``}
-    order by s.id desc
-    limit ${limit}
+): Promise<{ items: string; more: boolean; lastId: number | null }> {
+  const [row] = await sql<{ items: string; fetched: number; lastId: number | null }[]>`
+    with fetched as (
+      select s.id
+      from sessions s join customers c on c.id = s.customer_id
+      where true
+        ${f.appId !== undefined ? sql`and s.app_id = ${f.appId}` : sql``}
+        ${f.status ? sql`and s.status = ${f.status}` : sql``}
+        ${f.externalReference ? sql`and s.external_reference = ${f.externalReference}` : sql``}
+        ${f.referenceId ? sql`and s.reference_id = ${f.referenceId}` : sql``}
+        ${f.customerExternalId ? sql`and c.external_id = ${f.customerExternalId}` : sql``}
+        ${f.assigneeId !== undefined ? sql`and s.assignee_id = ${f.assigneeId}` : sql``}
+        ${f.updatedSince ? sql`and s.updated_at >= ${f.updatedSince}` : sql``}
+        ${f.beforeId !== undefined ? sql`and s.id < ${f.beforeId}` : sql``}
+      order by s.id desc
+      limit ${limit + 1}
+    ),
+    shown as (select id from fetched order by id desc limit ${limit})
+    select
+      coalesce((select json_agg(${sessionResource(sql)}::json order by s.id desc)
+        from shown join sessions s on s.id = shown.id join customers c on c.id = s.customer_id),
+        '[]')::text as items,
+      (select count(*) from fetched)::int as fetched,
+      (select min(id) from shown) as last_id
   `;
+  return { items: row.items, more: row.fetched > limit, lastId: row.lastId };
 }
 
 /** What a session change must check first, read in one round trip (the session is locked). */

@@ -27,7 +27,11 @@ export function notModified(c: Context, tag: string): boolean {
 
 /** Answers `body` as JSON with a strong ETag, or 304 when If-None-Match already has it. */
 export function jsonWithEtag(c: Context, body: unknown): Response {
-  const text = JSON.stringify(body);
+  return jsonTextWithEtag(c, JSON.stringify(body));
+}
+
+/** Answers JSON `text` as it is, with a strong ETag, or 304 when If-None-Match has it. */
+export function jsonTextWithEtag(c: Context, text: string): Response {
   const tag = `"${bodyHash(text)}"`;
   c.header("ETag", tag);
   c.header("Cache-Control", "no-store");

@@ -2,14 +2,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { deliveries } from "../callbacks/delivery_log.ts";
 import { DeliverySchema, deliveryView } from "./deliveries_routes.ts";
-import { listSessions, sessionById, type SessionRow } from "../../db/queries/sessions.ts";
+import { listSessionsJson, sessionJsonById } from "../../db/queries/sessions.ts";
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { changeSession } from "../sessions/changes.ts";
-import { jsonWithEtag } from "./etag.ts";
+import { jsonTextWithEtag } from "./etag.ts";
 import {
   errorResponses,
   ErrorSchema,
@@ -18,9 +18,8 @@ import {
   security,
   validationHook,
 } from "./openapi_shared.ts";
-import { decodeCursor, page } from "./paging.ts";
+import { decodeCursor, encodeCursor } from "./paging.ts";
 import { IdParam, pageOf, SessionListQuery, SessionPatchSchema, SessionSchema } from "./schemas.ts";
-import { sessionView } from "./views.ts";
 import { appScope, inAppScope, scopeFilter } from "./app_scope.ts";
 
 const tags = ["Sessions"];
@@ -29,13 +28,13 @@ const tags = ["Sessions"];
 export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  /** The session, or 404 when it is missing or outside the caller's app scope. */
-  async function scopedSession(c: Context<AppEnv>, id: number): Promise<SessionRow> {
-    const row = await sessionById(deps.sql, id);
+  /** The session's JSON, or 404 when it is missing or outside the caller's app scope. */
+  async function scopedSession(c: Context<AppEnv>, id: number): Promise<string> {
+    const row = await sessionJsonById(deps.sql, id);
     if (!row || !inAppScope(await appScope(deps, c), row.appId)) {
       throw new AppError(404, "session_not_found", `Session ${id} not found`);
     }
-    return row;
+    return row.json;
   }
   const read = requireScope(deps.auth, "sessions:read");
   const write = requireScope(deps.auth, "sessions:write");
@@ -58,7 +57,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      return jsonWithEtag(c, sessionView(await scopedSession(c, id)));
+      return jsonTextWithEtag(c, await scopedSession(c, id));
     },
   );
 
@@ -80,7 +79,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const rows = await listSessions(deps.sql, {
+      const found = await listSessionsJson(deps.sql, {
         appId: scopeFilter(await appScope(deps, c)),
         status: q.status,
         externalReference: q.externalReference,
@@ -89,9 +88,12 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
         assigneeId: q.assigneeId,
         updatedSince: q.updatedSince ? new Date(q.updatedSince) : undefined,
         beforeId: decodeCursor(q.cursor),
-      }, q.limit + 1);
+      }, q.limit);
+      // The page as PostgreSQL built it: the same {items, nextCursor} as the other lists.
+      const next = found.more && found.lastId !== null ? encodeCursor(found.lastId) : null;
       c.header("Cache-Control", "no-store");
-      return c.json(page(rows, q.limit, sessionView), 200);
+      c.header("Content-Type", "application/json");
+      return c.body(`{"items":${found.items},"nextCursor":${JSON.stringify(next)}}`, 200);
     },
   );
 
@@ -116,10 +118,11 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const { id } = c.req.valid("param");
       await scopedSession(c, id);
       await changeSession(deps, id, c.req.valid("json"), { agentId: null, via: "api" });
-      const row = await sessionById(deps.sql, id);
+      const row = await sessionJsonById(deps.sql, id);
       if (!row) throw new AppError(404, "session_not_found", `Session ${id} not found`);
       c.header("Cache-Control", "no-store");
-      return c.json(sessionView(row), 200);
+      c.header("Content-Type", "application/json");
+      return c.body(row.json, 200);
     },
   );
 

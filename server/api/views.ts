@@ -1,25 +1,6 @@
 /** Database rows as the REST API shows them (ISO times, camelCase, nothing internal). */
 import type { LaunchLogRow } from "../../db/queries/launch_log.ts";
 import type { AgentRow, CustomerRow } from "../../db/queries/people.ts";
-import type { SessionRow } from "../../db/queries/sessions.ts";
-
-/** A session as the API shows it. */
-export function sessionView(row: SessionRow) {
-  return {
-    id: row.id,
-    status: row.status,
-    externalReference: row.externalReference,
-    referenceId: row.referenceId,
-    target: row.target,
-    assignee: row.assignee,
-    customer: row.customer,
-    customFields: row.customFields,
-    devices: row.devices,
-    pathRuns: row.pathRuns,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
 
 /** A row with its created and updated times as ISO text. */
 export function withIsoTimes<R extends { createdAt: Date; updatedAt: Date }>(row: R) {

@@ -3,6 +3,7 @@ import { backends } from "../../helpers/db.ts";
 import { createTestApp, launchOk } from "../../helpers/launch.ts";
 import { launchPayload as payload } from "../../helpers/payload.ts";
 import { startTestService } from "../../helpers/service.ts";
+import { SessionSchema } from "../../../server/api/schemas.ts";
 
 for (const backend of backends) {
   Deno.test({
@@ -306,6 +307,24 @@ for (const backend of backends) {
           } while (cursor);
           assert.equal(pages, 3);
           assert.deepEqual(seen, expected, "every session once, newest first, none skipped");
+        });
+
+        await t.step("list items are the sessions as GET /sessions/:id shows them", async () => {
+          const fields = Object.keys(SessionSchema.shape).sort();
+          const body = await (await get("/api/v1/sessions?referenceId=PG&limit=5")).json();
+          assert.equal(body.items.length, 5);
+          for (const item of body.items) {
+            assert.deepEqual(Object.keys(item).sort(), fields, "the Session schema's fields only");
+            SessionSchema.parse(item);
+            assert.deepEqual(item, await (await get(`/api/v1/sessions/${item.id}`)).json());
+          }
+          // A page that holds the last matches exactly has no next cursor; an empty one neither.
+          const [{ n }] = await svc.db.sql`
+            select count(*)::int as n from sessions where reference_id = 'PG'`;
+          const all = await (await get(`/api/v1/sessions?referenceId=PG&limit=${n}`)).json();
+          assert.deepEqual([all.items.length, all.nextCursor], [n, null]);
+          const none = await (await get("/api/v1/sessions?referenceId=none")).json();
+          assert.deepEqual(none, { items: [], nextCursor: null });
         });
 
         await t.step("customers and agents: by id, by e-mail, by external id", async () => {
