@@ -41,6 +41,37 @@ const attempt = (statusCode: number | null, error: string | null = null): Attemp
   url: "https://crm.example/",
 });
 
+/** Records every event of a claimed batch as delivered. */
+async function delivered(sql: Tx, events: { id: number }[]): Promise<void> {
+  await finishAttempts(
+    sql,
+    events.map((e) => ({ eventId: e.id, attempt: attempt(200), next: { status: "delivered" } })),
+  );
+}
+
+/**
+ * Scans of a table (sequential) or an index made by `work`, read before and after within one
+ * transaction: the counts may include this connection's earlier transactions not yet reported.
+ */
+async function scansDuring(
+  sql: Sql,
+  relation: "callback_events" | "callback_events_due_idx",
+  work: (tx: Tx) => Promise<void>,
+): Promise<number> {
+  return await sql.begin(async (tx) => {
+    const count = async () => {
+      const [row] = relation === "callback_events"
+        ? await tx`select seq_scan::int as n from pg_stat_xact_user_tables
+            where relname = ${relation}`
+        : await tx`select pg_stat_get_xact_numscans(${relation}::regclass)::int as n`;
+      return row.n as number;
+    };
+    const before = await count();
+    await work(tx);
+    return await count() - before;
+  });
+}
+
 for (const backend of backends) {
   const name = (what: string) => `callback claim: ${what} [${backend.name}]`;
 
@@ -147,41 +178,43 @@ for (const backend of backends) {
             from sessions order by id limit 2`;
           const events = await claimDueEvents(db.sql, 64, 60_000);
           assert.equal(events.length, 2);
-          await finishAttempts(
-            db.sql,
-            events.map((e) => ({
-              eventId: e.id,
-              attempt: attempt(200),
-              next: { status: "delivered" as const },
-            })),
-          );
+          await delivered(db.sql, events);
         }
         // Then a backlog of 20,000 (statistics not refreshed, as between two autovacuums).
         await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
           select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
           from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
-        // Sequential scans of callback_events by this connection, read within one transaction
-        // before and after (the counts may include earlier transactions not yet reported).
-        const seqScans = async (tx: Tx) => {
-          const [row] = await tx`select seq_scan::int as n from pg_stat_xact_user_tables
-            where relname = 'callback_events'`;
-          return row.n as number;
-        };
-        const scans = await db.sql.begin(async (tx) => {
-          const before = await seqScans(tx);
+        const scans = await scansDuring(db.sql, "callback_events", async (tx) => {
           const events = await claimDueEvents(tx, 64, 60_000);
           assert.equal(events.length, 64);
-          await finishAttempts(
-            tx,
-            events.map((e) => ({
-              eventId: e.id,
-              attempt: attempt(200),
-              next: { status: "delivered" as const },
-            })),
-          );
-          return await seqScans(tx) - before;
+          await delivered(tx, events);
         });
         assert.equal(scans, 0, "the claim and the recording read callback_events by index only");
+      } finally {
+        await db.close();
+      }
+    },
+  );
+
+  Deno.test(
+    name("after a quiet spell is analyzed, a candidate's session check reads that session only"),
+    async () => {
+      const db = await backend.open({ max: 1 });
+      try {
+        await migrate(db.sql);
+        const appId = await backlog(db.sql, 1);
+        // Everything delivered, then analyzed: the statistics say no event is ever pending.
+        for (let events; (events = await claimDueEvents(db.sql, 500, 60_000)).length;) {
+          await delivered(db.sql, events);
+        }
+        await db.sql`analyze callback_events`;
+        await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
+          select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
+          from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
+        const scans = await scansDuring(db.sql, "callback_events_due_idx", async (tx) => {
+          assert.equal((await claimDueEvents(tx, 64, 60_000)).length, 64);
+        });
+        assert.equal(scans, 1, "one walk of the due index, none per candidate");
       } finally {
         await db.close();
       }
