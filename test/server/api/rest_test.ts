@@ -311,7 +311,9 @@ for (const backend of backends) {
 
         await t.step("list items are the sessions as GET /sessions/:id shows them", async () => {
           const fields = Object.keys(SessionSchema.shape).sort();
-          const body = await (await get("/api/v1/sessions?referenceId=PG&limit=5")).json();
+          const res = await get("/api/v1/sessions?referenceId=PG&limit=5");
+          assert.equal(res.headers.get("Content-Type"), "application/json");
+          const body = await res.json();
           assert.equal(body.items.length, 5);
           for (const item of body.items) {
             assert.deepEqual(Object.keys(item).sort(), fields, "the Session schema's fields only");
