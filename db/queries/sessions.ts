@@ -79,8 +79,8 @@ function sessionColumns(sql: Sql | Tx) {
 }
 
 /**
- * The session as the REST API shows it (the Session schema of the API description), built by
- * PostgreSQL as JSON text: the API sends it as it comes, nothing parsed and serialised again.
+ * The session as the REST API shows it (the Session schema of the API description), as a JSON
+ * value built by PostgreSQL; read as text, the API sends it as it comes.
  */
 function sessionResource(sql: Sql | Tx) {
   const part = sessionParts(sql);
@@ -89,7 +89,7 @@ function sessionResource(sql: Sql | Tx) {
     'target', s.target, 'assignee', ${part.assignee}, 'customer', ${part.customer},
     'customFields', ${part.customFields}, 'devices', ${part.devices},
     'pathRuns', ${part.pathRuns}, 'createdAt', api_time(s.created_at),
-    'updatedAt', api_time(s.updated_at))::text`;
+    'updatedAt', api_time(s.updated_at))`;
 }
 
 /** One session, or null. */
@@ -108,7 +108,7 @@ export async function sessionJsonById(
   id: number,
 ): Promise<{ appId: number | null; json: string } | null> {
   const [row] = await sql<{ appId: number | null; json: string }[]>`
-    select s.app_id, ${sessionResource(sql)} as json
+    select s.app_id, ${sessionResource(sql)}::text as json
     from sessions s join customers c on c.id = s.customer_id
     where s.id = ${id}
   `;
@@ -142,7 +142,7 @@ export async function listSessionsJson(
     ),
     shown as (select id from fetched order by id desc limit ${limit})
     select
-      coalesce((select json_agg(${sessionResource(sql)}::json order by s.id desc)
+      coalesce((select json_agg(${sessionResource(sql)} order by s.id desc)
         from shown join sessions s on s.id = shown.id join customers c on c.id = s.customer_id),
         '[]')::text as items,
       (select count(*) from fetched)::int as fetched,

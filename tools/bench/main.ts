@@ -113,7 +113,6 @@ try {
   const hello = spawn(["run", "-A", "tools/bench/hello.ts"], { PORT: String(helloPort) });
   children.push(hello);
   await waitFor(`http://127.0.0.1:${helloPort}/`);
-  const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   const helloResult = await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64);
   await stop(hello);
 
@@ -248,14 +247,15 @@ try {
   const pbase = `http://127.0.0.1:${parallelPort}`;
   await waitFor(`${pbase}/readyz`);
   const multi: WrkResult[] = [];
-  await maintain(bench);
-  multi.push(
-    await wrk("launch, all cores", `${pbase}/portal/api/auth/app/bench`, 64, launchLua.all),
-  );
-  await maintain(bench);
-  multi.push(
-    await wrk("GET /api/v1/sessions/:id, all cores", `${pbase}/api/v1/sessions/1`, 64, sessionLua),
-  );
+  for (
+    const [name, url, script] of [
+      ["launch, all cores", `${pbase}/portal/api/auth/app/bench`, launchLua.all],
+      ["GET /api/v1/sessions/:id, all cores", `${pbase}/api/v1/sessions/1`, sessionLua],
+    ]
+  ) {
+    await maintain(bench);
+    multi.push(await wrk(name, url, 64, script));
+  }
   const rssParallel = await peakRss(parallel);
   await stop(parallel);
   const [{ launches }] =
@@ -337,6 +337,7 @@ try {
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
   );
   notes.push(`Peak RSS (VmHWM) of the single process after each case, MB: ${peaks.join(", ")}.`);
+  const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   notes.push(
     `Before each case the bench runs VACUUM ANALYZE on its database, as pgbench does on its ` +
       `tables before each run (autovacuum on this server: ${autovacuum}).`,
