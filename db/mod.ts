@@ -1,5 +1,6 @@
 /** Database connection: PostgreSQL through DATABASE_URL, or an embedded PGlite under DATA_DIR. */
 import postgres from "postgres";
+import { denoSocketOption, usesDenoSocket } from "./deno_socket.ts";
 
 /** The `postgres` driver handle every query function takes first. */
 export type Sql = postgres.Sql;
@@ -70,6 +71,9 @@ export async function connect(options: ConnectOptions): Promise<Database> {
       ...driverOptions,
       onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
       max: options.max ?? 10,
+      ...(usesDenoSocket(options.databaseUrl, { PGSSLMODE: Deno.env.get("PGSSLMODE") })
+        ? denoSocketOption
+        : {}),
       debug: options.onQuery
         ? (_conn: number, query: string) => options.onQuery?.(query)
         : undefined,
@@ -94,6 +98,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
     user: "postgres",
     database: "postgres",
     max: 1,
+    ...denoSocketOption,
     debug: options.onQuery ? (_conn: number, query: string) => options.onQuery?.(query) : undefined,
   });
   await sql`select 1`;

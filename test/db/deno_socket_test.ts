@@ -1,0 +1,102 @@
+/**
+ * The driver's socket on Deno.connect (db/deno_socket.ts): which URLs use it, results of any
+ * size and pipelined queries intact on both backends, a refused connection failing every query
+ * instead of hanging, a connection the server ends replaced by the next query, and the pool
+ * closing.
+ */
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { backends, TEST_DATABASE_URL } from "../helpers/db.ts";
+import { denoSocketOption, usesDenoSocket } from "../../db/deno_socket.ts";
+
+Deno.test("usesDenoSocket: plain single-host URLs only", () => {
+  const plain = "postgres://u@db.internal:5432/app";
+  assert.equal(usesDenoSocket(plain), true);
+  assert.equal(usesDenoSocket(`${plain}?sslmode=disable`), true);
+  assert.equal(usesDenoSocket(`${plain}?application_name=x`), true);
+  for (const tls of ["require", "prefer", "verify-full"]) {
+    assert.equal(usesDenoSocket(`${plain}?sslmode=${tls}`), false, tls);
+  }
+  assert.equal(usesDenoSocket(`${plain}?ssl=true`), false);
+  assert.equal(usesDenoSocket(plain, { PGSSLMODE: "require" }), false);
+  assert.equal(usesDenoSocket(`${plain}?sslmode=disable`, { PGSSLMODE: "require" }), true);
+  assert.equal(usesDenoSocket("postgres://u@db1:5432,db2:5432/app"), false);
+});
+
+for (const backend of backends) {
+  Deno.test(`driver socket (${backend.name}): large and many rows, pipelined queries`, async () => {
+    const db = await backend.open();
+    try {
+      assert.equal(
+        typeof (db.sql as unknown as { options: { socket?: unknown } }).options.socket,
+        "function",
+      );
+      // 300 KB in one value: spans several reads and slabs.
+      const [big] = await db.sql`select repeat('abcdefghij', 30000) || 'é' as text`;
+      assert.equal(big.text, "abcdefghij".repeat(30000) + "é");
+      const rows = await db.sql`select g as n, repeat('x', g % 300) as pad
+        from generate_series(1, 5000) g`;
+      assert.equal(rows.length, 5000);
+      rows.forEach((r, i) => {
+        assert.equal(r.n, i + 1);
+        assert.equal(r.pad.length, (i + 1) % 300);
+      });
+      const answers = await Promise.all(
+        Array.from(
+          { length: 200 },
+          (_, i) => db.sql`select ${i}::int as i, repeat('y', ${i * 50}) as s`,
+        ),
+      );
+      answers.forEach(([r], i) => {
+        assert.equal(r.i, i);
+        assert.equal(r.s.length, i * 50);
+      });
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+Deno.test("driver socket: a refused connection fails each query, and the pool still closes", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close(); // nothing listens there now
+  const sql = postgres(`postgres://postgres@127.0.0.1:${port}/none`, {
+    max: 1,
+    ...denoSocketOption,
+    onnotice: () => {},
+  });
+  for (let i = 0; i < 2; i++) {
+    await assert.rejects(sql`select 1`, (err: Error) => {
+      assert.equal(err.name, "ConnectionRefused");
+      return true;
+    });
+  }
+  await sql.end({ timeout: 1 });
+});
+
+Deno.test({
+  name: "driver socket (postgres): a connection the server ends is replaced by the next query",
+  ignore: !TEST_DATABASE_URL,
+  async fn() {
+    let sawClose = () => {};
+    const closed = new Promise<void>((resolve) => sawClose = resolve);
+    const sql = postgres(TEST_DATABASE_URL, {
+      max: 1,
+      ...denoSocketOption,
+      onnotice: () => {},
+      onclose: () => sawClose(),
+    });
+    const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+    try {
+      const [{ pid }] = await sql`select pg_backend_pid() as pid`;
+      await admin`select pg_terminate_backend(${pid})`;
+      await closed; // the driver saw the socket close
+      const [{ pid: next }] = await sql`select pg_backend_pid() as pid`;
+      assert.notEqual(next, pid);
+    } finally {
+      await sql.end({ timeout: 5 });
+      await admin.end();
+    }
+  },
+});
