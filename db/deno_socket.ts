@@ -53,6 +53,7 @@ export class DenoSocket extends EventEmitter {
   #writing = false;
   #slab = new Uint8Array(SLAB_BYTES);
   #used = 0;
+  #keepAlive = false;
 
   /** The socket the driver asks for (its `socket` option): connects to the first host. */
   static open(target: SocketTarget): DenoSocket {
@@ -76,7 +77,10 @@ export class DenoSocket extends EventEmitter {
     }
     this.#conn = conn;
     this.readyState = "open";
-    if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
+    if ("setNoDelay" in conn) {
+      (conn as Deno.TcpConn).setNoDelay(true);
+      (conn as Deno.TcpConn).setKeepAlive(this.#keepAlive);
+    }
     this.#readLoop();
     if (this.#pending.length) this.#flush();
   }
@@ -129,7 +133,9 @@ export class DenoSocket extends EventEmitter {
     }
   }
 
+  /** TCP keep-alive (the driver asks for it before the connection is up: applied then). */
   setKeepAlive(enable = false): this {
+    this.#keepAlive = enable;
     if (this.#conn && "setKeepAlive" in this.#conn) {
       (this.#conn as Deno.TcpConn).setKeepAlive(enable);
     }

@@ -59,22 +59,6 @@ export interface ClaimedEvent {
   crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
 }
 
-const CLAIMED_COLUMNS = (sql: Sql | Tx) =>
-  sql`
-  e.id, e.webhook_id, e.app_id, e.session_id, e.reference_id, e.type, e.payload, e.attempts,
-  json_build_object(
-    'appName', a.app_name, 'implementor', a.implementor, 'authType', a.auth_type,
-    'callbackUrl', a.callback_url, 'callbackMethod', a.callback_method,
-    'tokenUrl', a.token_url, 'tokenAuthMethod', a.token_auth_method,
-    'consumerKey', a.consumer_key, 'consumerSecretSealed', a.consumer_secret_sealed,
-    'callbackSecretSealed', a.callback_secret_sealed,
-    'callbackSecretPreviousSealed', a.callback_secret_previous_sealed,
-    'callbackSecretPreviousExpiresAt', a.callback_secret_previous_expires_at
-  ) as app,
-  (select json_build_object('instanceUrl', x.instance_url, 'oauthTokenSealed', x.oauth_token_sealed)
-    from session_crm_contexts x where x.session_id = e.session_id) as crm
-`;
-
 function claimed(rows: ClaimedEvent[]): ClaimedEvent[] {
   return rows.map((r) => ({
     ...r,
@@ -99,10 +83,11 @@ export async function claimDueEvents(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedEvent[]> {
+  // claimed_callback_events reads after the claim, with a snapshot that sees what was
+  // committed with each event (migration 00016).
   const rows = await sql<ClaimedEvent[]>`
-    select ${CLAIMED_COLUMNS(sql)}
-    from claim_callback_events(${limit}, ${leaseMs}) e join apps a on a.id = e.app_id
-    order by e.id
+    select * from claimed_callback_events(
+      array(select c.id from claim_callback_events(${limit}, ${leaseMs}) c))
   `;
   return claimed(rows);
 }
@@ -118,18 +103,16 @@ export async function insertClaimedPing(
   payload: Record<string, unknown>,
   leaseMs: number,
 ): Promise<ClaimedEvent | null> {
-  const rows = await sql<ClaimedEvent[]>`
-    with taken as (
-      insert into callback_events (webhook_id, app_id, type, payload, status, attempts, lease_until)
-      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping',
-        ${jsonb(sql, payload)}, 'delivering', 1,
-        now() + ${leaseMs} * interval '1 millisecond'
-      from apps where id = ${appId} and callback_url is not null
-      returning *
-    )
-    select ${CLAIMED_COLUMNS(sql)}
-    from taken e join apps a on a.id = e.app_id
+  const [ping] = await sql`
+    insert into callback_events (webhook_id, app_id, type, payload, status, attempts, lease_until)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping',
+      ${jsonb(sql, payload)}, 'delivering', 1,
+      now() + ${leaseMs} * interval '1 millisecond'
+    from apps where id = ${appId} and callback_url is not null
+    returning id
   `;
+  if (!ping) return null;
+  const rows = await sql<ClaimedEvent[]>`select * from claimed_callback_events(${[ping.id]})`;
   return claimed(rows)[0] ?? null;
 }
 

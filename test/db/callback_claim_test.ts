@@ -256,5 +256,42 @@ for (const backend of backends) {
         await db.close();
       }
     });
+
+    // A claim is one statement whose own snapshot predates the function's: rows committed in
+    // between (an event and its session's CRM context, written by one launch) must both be read.
+    Deno.test(name("a claimed event carries the CRM context committed with it"), async () => {
+      const db = await backend.open({ max: 4 });
+      try {
+        await migrate(db.sql);
+        const appId = await backlog(db.sql, 0);
+        const ids = (await db.sql`select id from sessions order by id`).map((r) => r.id);
+        let writing = true;
+        const writer = (async () => {
+          for (const id of ids) {
+            await db.sql`with ctx as (insert into session_crm_contexts
+                (session_id, app_id, instance_url) values (${id}, ${appId}, 'https://crm.example'))
+              insert into callback_events (webhook_id, app_id, session_id, type, payload)
+              values (${"msg_crm_" + id}, ${appId}, ${id}, 'session.created', '{}')`;
+          }
+          writing = false;
+        })();
+        const claimed: { crm: unknown }[] = [];
+        while (writing || claimed.length < ids.length) {
+          const batch = await claimDueEvents(db.sql, 64, 60_000);
+          claimed.push(...batch);
+          if (!batch.length && !writing) break;
+        }
+        await writer;
+        assert.equal(claimed.length, ids.length);
+        const without = claimed.filter((e) => e.crm === null).length;
+        assert.equal(
+          without,
+          0,
+          `${without} of ${ids.length} events claimed without their context`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
   }
 }
