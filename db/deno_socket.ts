@@ -11,7 +11,7 @@
  * 15 MB lower at the same rate; small queries cost the same (docs/performance.md).
  *
  * Used for plain connections to one host (TCP or a Unix socket directory); TLS (`sslmode`,
- * `PGSSLMODE`) and multi-host URLs keep the driver's own `node:net` / `node:tls` sockets
+ * `PGSSL`) and multi-host URLs keep the driver's own `node:net` / `node:tls` sockets
  * (`usesDenoSocket`).
  */
 import { EventEmitter } from "node:events";
@@ -26,10 +26,14 @@ export interface SocketTarget {
   host: string[];
   port: number[];
   path?: string | false;
+  ssl?: unknown;
 }
 
-/** True when `databaseUrl` asks for a plain connection to one host (no TLS). */
-export function usesDenoSocket(databaseUrl: string, env: { PGSSLMODE?: string } = {}): boolean {
+/**
+ * True when `databaseUrl` asks for a plain connection to one host: no TLS from the URL's
+ * `sslmode` or `ssl`, nor from `PGSSL` (the variable the driver reads when the URL says nothing).
+ */
+export function usesDenoSocket(databaseUrl: string, env: { PGSSL?: string } = {}): boolean {
   let url: URL;
   try {
     url = new URL(databaseUrl);
@@ -37,9 +41,9 @@ export function usesDenoSocket(databaseUrl: string, env: { PGSSLMODE?: string } 
     return false; // multi-host URLs (host1,host2) are not URLs: the driver parses them itself
   }
   if (url.hostname.includes(",")) return false;
-  const plain = (v: string | null | undefined) => v == null || v === "disable" || v === "false";
-  return plain(url.searchParams.get("sslmode")) && plain(url.searchParams.get("ssl")) &&
-    (url.searchParams.has("sslmode") || url.searchParams.has("ssl") || plain(env.PGSSLMODE));
+  const plain = (v: string | null | undefined) => !v || v === "disable" || v === "false";
+  const asked = url.searchParams.get("sslmode") ?? url.searchParams.get("ssl");
+  return asked !== null ? plain(asked) : plain(env.PGSSL);
 }
 
 /** A `net.Socket` look-alike on a `Deno.Conn`, connecting as soon as it is created. */
@@ -64,6 +68,10 @@ export class DenoSocket extends EventEmitter {
     super();
     this.host = target.path || target.host[0];
     this.port = target.port[0];
+    if (target.ssl) {
+      this.#fail(new Error("DenoSocket has no TLS: connect with the driver's own sockets"));
+      return;
+    }
     const connecting = target.path
       ? Deno.connect({ transport: "unix", path: target.path })
       : Deno.connect({ hostname: target.host[0], port: target.port[0] });
@@ -133,7 +141,10 @@ export class DenoSocket extends EventEmitter {
     }
   }
 
-  /** TCP keep-alive (the driver asks for it before the connection is up: applied then). */
+  /**
+   * TCP keep-alive on (the driver asks for it before the connection is up: applied then). Deno
+   * sockets cannot set the idle time the driver passes (60 s): the system's applies.
+   */
   setKeepAlive(enable = false): this {
     this.#keepAlive = enable;
     if (this.#conn && "setKeepAlive" in this.#conn) {
@@ -155,20 +166,25 @@ export class DenoSocket extends EventEmitter {
   }
 
   #fail(err: unknown): void {
-    if (this.readyState === "closed") return; // a read or write cut short by our own close
-    if (this.listenerCount("error") > 0) this.emit("error", err);
-    this.#close(true);
+    this.#close(true, err);
   }
 
-  #close(hadError: boolean): void {
-    if (this.readyState === "closed") return;
+  /**
+   * Closes at once; `error` (if any) and `close` are emitted on a later task, as `net.Socket`
+   * does: the driver may still be setting the socket up when a connection fails.
+   */
+  #close(hadError: boolean, err?: unknown): void {
+    if (this.readyState === "closed") return; // a read or write cut short by our own close
     this.readyState = "closed";
     try {
       this.#conn?.close();
     } catch { /* already closed by the peer */ }
     this.#pending = [];
     this.#callbacks = [];
-    this.emit("close", hadError);
+    setTimeout(() => {
+      if (hadError && this.listenerCount("error") > 0) this.emit("error", err);
+      this.emit("close", hadError);
+    }, 0);
   }
 }
 

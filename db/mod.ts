@@ -71,7 +71,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
       ...driverOptions,
       onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
       max: options.max ?? 10,
-      ...(usesDenoSocket(options.databaseUrl, { PGSSLMODE: Deno.env.get("PGSSLMODE") })
+      ...(usesDenoSocket(options.databaseUrl, { PGSSL: Deno.env.get("PGSSL") })
         ? denoSocketOption
         : {}),
       debug: options.onQuery

@@ -18,8 +18,10 @@ Deno.test("usesDenoSocket: plain single-host URLs only", () => {
     assert.equal(usesDenoSocket(`${plain}?sslmode=${tls}`), false, tls);
   }
   assert.equal(usesDenoSocket(`${plain}?ssl=true`), false);
-  assert.equal(usesDenoSocket(plain, { PGSSLMODE: "require" }), false);
-  assert.equal(usesDenoSocket(`${plain}?sslmode=disable`, { PGSSLMODE: "require" }), true);
+  // The driver reads PGSSL when the URL says nothing (not PGSSLMODE).
+  assert.equal(usesDenoSocket(plain, { PGSSL: "require" }), false);
+  assert.equal(usesDenoSocket(plain, { PGSSL: "disable" }), true);
+  assert.equal(usesDenoSocket(`${plain}?sslmode=disable`, { PGSSL: "require" }), true);
   assert.equal(usesDenoSocket("postgres://u@db1:5432,db2:5432/app"), false);
 });
 
@@ -73,6 +75,55 @@ Deno.test("driver socket: a refused connection fails each query, and the pool st
     });
   }
   await sql.end({ timeout: 1 });
+});
+
+Deno.test("driver socket: a connection that fails at once (no Unix socket there) fails each query", async () => {
+  const dir = await Deno.makeTempDir();
+  // The driver connects to <host>/.s.PGSQL.<port> when the host is a directory.
+  const sql = postgres({ host: dir, port: 5432, max: 1, ...denoSocketOption, onnotice: () => {} });
+  try {
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(sql`select 1`, (err: Error) => {
+        assert.equal(err.name, "NotFound");
+        return true;
+      });
+    }
+  } finally {
+    await sql.end({ timeout: 1 });
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("driver socket: asked for TLS, it refuses with a clear error", async () => {
+  const sql = postgres("postgres://postgres@127.0.0.1:1/none?sslmode=require", {
+    max: 1,
+    ...denoSocketOption,
+    onnotice: () => {},
+  });
+  await assert.rejects(sql`select 1`, /DenoSocket has no TLS/);
+  await sql.end({ timeout: 1 });
+});
+
+Deno.test({
+  name: "driver socket (postgres): TCP keep-alive is on",
+  ignore: !TEST_DATABASE_URL || Deno.build.os !== "linux",
+  async fn() {
+    const sql = postgres(TEST_DATABASE_URL, { max: 1, ...denoSocketOption, onnotice: () => {} });
+    try {
+      const [{ port }] = await sql`select inet_client_port() as port`;
+      // /proc/net/tcp: local address is column 1 (hex port after ':'), the timer column 5 is
+      // "<kind>:<expires>", kind 2 being the keep-alive timer.
+      const tables = await Promise.all(
+        ["/proc/net/tcp", "/proc/net/tcp6"].map((f) => Deno.readTextFile(f).catch(() => "")),
+      );
+      const mine = tables.join("\n").split("\n").map((l) => l.trim().split(/\s+/))
+        .find((c) => c[1]?.endsWith(`:${port.toString(16).toUpperCase().padStart(4, "0")}`));
+      assert.ok(mine, `connection from port ${port} not found in /proc/net/tcp`);
+      assert.equal(mine[5].split(":")[0], "02", `timer ${mine[5]}: keep-alive not armed`);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  },
 });
 
 Deno.test({
