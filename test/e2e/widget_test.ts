@@ -347,6 +347,44 @@ Deno.test({
         await page.close();
       });
 
+      await t.step("portal-url: a hidden frame warms the portal up before the click", async () => {
+        const page = await openHost();
+        const warmUrl = `${svc.base}/portal/widget/warm`;
+        const warm = page.locator("#warm iframe.warm");
+        assert.equal(await warm.getAttribute("src"), warmUrl);
+        assert.equal(await warm.getAttribute("aria-hidden"), "true");
+        assert.equal(await warm.isVisible(), false);
+        await page.waitForFunction(
+          () => document.getElementById("warm")!.shadowRoot!.querySelector("iframe.warm"),
+        );
+        for (let i = 0; !page.frames().some((f) => f.url() === warmUrl); i++) {
+          assert.ok(i < 250, "the warm-up page did not load in its frame");
+          await page.waitForTimeout(20);
+        }
+        await setParams(page, "warm", { ...CONTACT, target: "embedded" });
+        await page.click("#warm button");
+        const frame = page.frameLocator("#warm iframe[part=frame]");
+        await frame.locator("h1", { hasText: /Session \d+/ }).waitFor();
+        // Only http(s) URLs are loaded.
+        await page.evaluate(() => {
+          (document.getElementById("warm") as unknown as { portalUrl: string }).portalUrl =
+            "javascript:alert(1)//";
+        });
+        await page.waitForFunction(
+          () => !document.getElementById("warm")!.shadowRoot!.querySelector("iframe.warm"),
+        );
+        await page.close();
+        const res = await fetch(warmUrl);
+        const body = await res.text();
+        assert.equal(res.status, 200);
+        assert.match(
+          res.headers.get("Content-Security-Policy")!,
+          /default-src 'none'.*frame-ancestors \*/,
+        );
+        assert.match(body, /<link rel="stylesheet" href="\/portal\/assets\/portal\.css\?v=/);
+        assert.ok(!/<script/i.test(body), "the warm-up page runs nothing");
+      });
+
       await t.step("the module is cached: ETag, 304, CORS", async () => {
         const url = `${svc.base}/portal/widget/portal-launcher.js`;
         const res = await fetch(url);
@@ -386,5 +424,7 @@ function hostPage(portal: string): string {
 <portal-launcher id="self" sign-url="/sign" target="self">Open here</portal-launcher>
 <portal-launcher id="frame" sign-url="/sign" target="iframe" label="Open in frame"
   style="--portal-launcher-frame-height: 500px"></portal-launcher>
+<portal-launcher id="warm" sign-url="/sign" target="iframe" portal-url="${portal}/portal"
+  label="Open warmed up"></portal-launcher>
 </body></html>`;
 }

@@ -217,10 +217,17 @@ try {
     () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000),
   );
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
+  // The element warmed up (portal-url), checked by the dry run or locally; then without warm-up.
+  const variants = [
+    { localCheck: false, warm: true, label: "signer asks the dry run, portal-url warm-up" },
+    { localCheck: true, warm: true, label: "signer checks locally, portal-url warm-up" },
+    { localCheck: true, warm: false, label: "signer checks locally, no warm-up" },
+  ];
   const clicks: (BrowserResult | Error)[] = [];
-  for (const localCheck of [false, true]) {
+  for (const { localCheck, warm } of variants) {
     clicks.push(
-      await browserLaunches(base, token, BROWSER_LAUNCHES, localCheck).catch((err) => err as Error),
+      await browserLaunches(base, token, BROWSER_LAUNCHES, localCheck, warm)
+        .catch((err) => err as Error),
     );
   }
   const rssSingle = await peakRss(server);
@@ -315,9 +322,7 @@ try {
   });
   clicks.forEach((run, i) =>
     rows.push({
-      name: `browser: click → session heading, ${BROWSER_LAUNCHES} launches, ${
-        i ? "signer checks locally" : "signer asks the dry run"
-      }`,
+      name: `browser: click → session heading, ${BROWSER_LAUNCHES} launches, ${variants[i].label}`,
       note: run instanceof Error
         ? `not measured: ${run.message.split("\n")[0]}`
         : `painted p50 ${run.p50.toFixed(0)} ms, p95 ${run.p95.toFixed(0)} ms ${

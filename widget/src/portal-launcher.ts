@@ -24,6 +24,7 @@ import {
   readValidateResponse,
   type SessionChangeDetail,
   TARGETS,
+  warmUpUrl,
 } from "./protocol.ts";
 
 export type {
@@ -71,6 +72,7 @@ export class PortalLauncher extends LitElement {
 
   static override properties = {
     signUrl: { type: String, attribute: "sign-url" },
+    portalUrl: { type: String, attribute: "portal-url" },
     target: { type: String },
     parameters: {
       attribute: "parameters",
@@ -90,6 +92,12 @@ export class PortalLauncher extends LitElement {
 
   /** The host backend endpoint that signs launches (required). */
   declare signUrl: string;
+  /**
+   * The portal's URL (`{portal_url}`), optional. With target `iframe`, a hidden frame loads its
+   * empty warm-up page (`{portal_url}/widget/warm`) while the host page is open, so the browser
+   * has the portal's process, connection and stylesheet ready before the click.
+   */
+  declare portalUrl: string;
   /** Where the portal opens: a new tab (default), this page, or an iframe in the element. */
   declare target: LaunchTarget;
   /** Launch parameters the host page supplies (contactId, referenceNumber, ...). */
@@ -119,6 +127,7 @@ export class PortalLauncher extends LitElement {
   constructor() {
     super();
     this.signUrl = "";
+    this.portalUrl = "";
     this.target = "tab";
     this.parameters = {};
     this.label = "Open portal";
@@ -208,6 +217,12 @@ export class PortalLauncher extends LitElement {
               ? `height: ${this.frameHeight}px`
               : ""}
           ></iframe>
+        `
+        : nothing}
+      ${this.target === "iframe" && warmUpUrl(this.portalUrl)
+        ? html`
+          <iframe class="warm" hidden aria-hidden="true" tabindex="-1" title=""
+            src=${warmUpUrl(this.portalUrl)!}></iframe>
         `
         : nothing}
     `;
@@ -324,7 +339,8 @@ export class PortalLauncher extends LitElement {
   /** Only the portal's origin, and only this element's own iframe or tab, are listened to. */
   #portalMessage(event: MessageEvent): void {
     if (!this.#portalOrigin || event.origin !== this.#portalOrigin) return;
-    const frame = this.renderRoot.querySelector("iframe")?.contentWindow ?? null;
+    const frame =
+      this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]")?.contentWindow ?? null;
     const mine = event.source !== null &&
       (event.source === frame || (this.#tab !== null && event.source === this.#tab));
     if (!mine) return;
@@ -340,7 +356,7 @@ export class PortalLauncher extends LitElement {
       this.#emit<SessionChangeDetail>("portal-session-change", { sessionId: m.sessionId, event });
     } else if (m.type === MESSAGE_TYPES.resize && this.autoresize && event.source === frame) {
       // The frame is border-box: its height is the page's plus its own borders.
-      const iframe = this.renderRoot.querySelector("iframe")!;
+      const iframe = this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]")!;
       this.frameHeight = m.height + iframe.offsetHeight - iframe.clientHeight;
     }
   }

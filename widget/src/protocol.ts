@@ -129,3 +129,14 @@ export async function readValidateResponse(res: Response): Promise<void> {
     errors: problems(body?.errors),
   } satisfies LaunchErrorDetail;
 }
+
+/** The warm-up page of the element's `portal-url` (http or https only), or null. */
+export function warmUpUrl(portalUrl: string): string | null {
+  if (!portalUrl) return null;
+  try {
+    const url = new URL(`${portalUrl.replace(/\/+$/, "")}/widget/warm`, location.href);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}

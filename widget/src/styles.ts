@@ -50,6 +50,10 @@ export const launcherStyles = css`
     width: var(--portal-launcher-frame-width, 100%);
     height: var(--portal-launcher-frame-height, 600px);
   }
+  /* The warm-up frame of portal-url: loaded, never shown. */
+  iframe.warm {
+    display: none;
+  }
   iframe.autoresize {
     min-height: var(--portal-launcher-frame-min-height, 200px);
     max-height: var(--portal-launcher-frame-max-height, none);
