@@ -3,6 +3,7 @@ import {
   parseParameters,
   readSignResponse,
   readValidateResponse,
+  warmUpUrl,
 } from "../../widget/src/protocol.ts";
 
 Deno.test("widget protocol: the parameters attribute is a JSON object or nothing", () => {
@@ -75,4 +76,21 @@ Deno.test("widget protocol: the dry run passes on ok and reports the portal's er
       return true;
     },
   );
+});
+
+Deno.test("warmUpUrl: the portal's warm-up page, http(s) only", () => {
+  const base = "https://crm.example.com/cases/1";
+  assert.equal(
+    warmUpUrl("https://portal.example.com/portal", base),
+    "https://portal.example.com/portal/widget/warm",
+  );
+  assert.equal(
+    warmUpUrl("https://portal.example.com/portal/?x=1#top", base),
+    "https://portal.example.com/portal/widget/warm",
+  );
+  assert.equal(warmUpUrl("/portal", base), "https://crm.example.com/portal/widget/warm");
+  assert.equal(warmUpUrl("", base), null);
+  assert.equal(warmUpUrl("javascript:alert(1)//", base), null);
+  assert.equal(warmUpUrl("data:text/html,x", base), null);
+  assert.equal(warmUpUrl("http://[bad", base), null);
 });

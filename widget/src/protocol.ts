@@ -130,12 +130,19 @@ export async function readValidateResponse(res: Response): Promise<void> {
   } satisfies LaunchErrorDetail;
 }
 
-/** The warm-up page of the element's `portal-url` (http or https only), or null. */
-export function warmUpUrl(portalUrl: string): string | null {
+/**
+ * The warm-up page of the element's `portal-url` (http or https only; a query or fragment of
+ * the given URL is dropped), or null.
+ */
+export function warmUpUrl(portalUrl: string, base = globalThis.location?.href): string | null {
   if (!portalUrl) return null;
   try {
-    const url = new URL(`${portalUrl.replace(/\/+$/, "")}/widget/warm`, location.href);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+    const url = new URL(portalUrl, base);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/widget/warm`;
+    url.search = "";
+    url.hash = "";
+    return url.href;
   } catch {
     return null;
   }
