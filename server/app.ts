@@ -12,6 +12,7 @@ import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
 import { warmPage } from "./assets/warm_page.ts";
+import { WARM_UP_ROUTE } from "./launch/contract.ts";
 import { backupRoute } from "./ops/backup_route.ts";
 import { portalPasswordResetRoutes } from "./portal/password_reset_routes.tsx";
 import { portalSignInRoutes } from "./portal/sign_in_routes.tsx";
@@ -75,7 +76,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   app.route("/assets", staticRoutes());
   app.route(`${deps.config.portalPrefix}/assets`, staticRoutes());
   // Before the portal: the portal's no-store middleware must not cover the widget.
-  app.get(`${deps.config.portalPrefix}/widget/warm`, warmPage(deps.config.portalPrefix));
+  app.get(`${deps.config.portalPrefix}${WARM_UP_ROUTE}`, warmPage(deps.config.portalPrefix));
   app.route(`${deps.config.portalPrefix}/widget`, widgetRoutes());
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalPasswordResetRoutes(deps));

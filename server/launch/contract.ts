@@ -25,6 +25,9 @@ export const LAUNCH_ROUTE = "/api/auth/app/:app_name";
 /** Route pattern of the launch dry run under the portal prefix. */
 export const VALIDATE_ROUTE = `${LAUNCH_ROUTE}/validate`;
 
+/** The portal's empty warm-up page (under `{portal_url}`) that `portal-url` loads in a hidden frame. */
+export const WARM_UP_ROUTE = "/widget/warm";
+
 /** The launch path of an app under the portal prefix: `/api/auth/app/<app_name>`. */
 export function launchPath(appName: string): string {
   return `/api/auth/app/${encodeURIComponent(appName)}`;

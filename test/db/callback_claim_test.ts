@@ -41,6 +41,13 @@ const attempt = (statusCode: number | null, error: string | null = null): Attemp
   url: "https://crm.example/",
 });
 
+/** A burst of 20 pending events for every session of the app (statistics not refreshed). */
+async function burst(sql: Sql, appId: number): Promise<void> {
+  await sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
+    select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
+    from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
+}
+
 /** Records every event of a claimed batch as delivered. */
 async function delivered(sql: Tx, events: { id: number }[]): Promise<void> {
   await finishAttempts(
@@ -191,9 +198,7 @@ for (const backend of backends) {
           await delivered(db.sql, events);
         }
         // Then a backlog of 20,000 (statistics not refreshed, as between two autovacuums).
-        await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
-          select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
-          from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
+        await burst(db.sql, appId);
         const reads = await readsDuring(db.sql, async (tx) => {
           const events = await claimDueEvents(tx, 64, 60_000);
           assert.equal(events.length, 64);
@@ -222,9 +227,7 @@ for (const backend of backends) {
           await delivered(db.sql, events);
         }
         await db.sql`analyze callback_events`;
-        await db.sql`insert into callback_events (webhook_id, app_id, session_id, type, payload)
-          select 'burst_' || s.id || '_' || n, s.app_id, s.id, 'session.updated', '{}'
-          from sessions s, generate_series(1, 20) n where s.app_id = ${appId}`;
+        await burst(db.sql, appId);
         const reads = await readsDuring(db.sql, async (tx) => {
           assert.equal((await claimDueEvents(tx, 64, 60_000)).length, 64);
         });

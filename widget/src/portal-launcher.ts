@@ -179,6 +179,7 @@ export class PortalLauncher extends LitElement {
 
   override render() {
     const f = this.failure;
+    const warmUp = this.target === "iframe" ? warmUpUrl(this.portalUrl) : null;
     const busy = this.status === "signing" || this.status === "validating";
     return html`
       <button
@@ -219,11 +220,8 @@ export class PortalLauncher extends LitElement {
           ></iframe>
         `
         : nothing}
-      ${this.target === "iframe" && warmUpUrl(this.portalUrl)
-        ? html`
-          <iframe class="warm" hidden aria-hidden="true" tabindex="-1" title=""
-            src=${warmUpUrl(this.portalUrl)!}></iframe>
-        `
+      ${warmUp
+        ? html`<iframe class="warm" hidden aria-hidden="true" tabindex="-1" title="" src=${warmUp}></iframe>`
         : nothing}
     `;
   }
@@ -336,11 +334,15 @@ export class PortalLauncher extends LitElement {
     form.remove();
   }
 
+  /** The portal's frame (not the warm-up frame of `portal-url`), when there is one. */
+  #frame(): HTMLIFrameElement | null {
+    return this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]");
+  }
+
   /** Only the portal's origin, and only this element's own iframe or tab, are listened to. */
   #portalMessage(event: MessageEvent): void {
     if (!this.#portalOrigin || event.origin !== this.#portalOrigin) return;
-    const frame =
-      this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]")?.contentWindow ?? null;
+    const frame = this.#frame()?.contentWindow ?? null;
     const mine = event.source !== null &&
       (event.source === frame || (this.#tab !== null && event.source === this.#tab));
     if (!mine) return;
@@ -356,7 +358,7 @@ export class PortalLauncher extends LitElement {
       this.#emit<SessionChangeDetail>("portal-session-change", { sessionId: m.sessionId, event });
     } else if (m.type === MESSAGE_TYPES.resize && this.autoresize && event.source === frame) {
       // The frame is border-box: its height is the page's plus its own borders.
-      const iframe = this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]")!;
+      const iframe = this.#frame()!;
       this.frameHeight = m.height + iframe.offsetHeight - iframe.clientHeight;
     }
   }

@@ -3,6 +3,7 @@
  * with no DOM, so they are unit-tested directly.
  */
 import type { SessionChange } from "../../server/launch/host_messages.ts";
+import { WARM_UP_ROUTE } from "../../server/launch/contract.ts";
 
 /** Where the portal opens. */
 export type LaunchTarget = "tab" | "self" | "iframe";
@@ -139,7 +140,7 @@ export function warmUpUrl(portalUrl: string, base = globalThis.location?.href): 
   try {
     const url = new URL(portalUrl, base);
     if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-    url.pathname = `${url.pathname.replace(/\/+$/, "")}/widget/warm`;
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}${WARM_UP_ROUTE}`;
     url.search = "";
     url.hash = "";
     return url.href;
