@@ -347,43 +347,77 @@ Deno.test({
         await page.close();
       });
 
-      await t.step("portal-url: a hidden frame warms the portal up before the click", async () => {
-        const page = await openHost();
-        const warmUrl = `${svc.base}/portal/widget/warm`;
-        const warm = page.locator("#warm iframe.warm");
-        assert.equal(await warm.getAttribute("src"), warmUrl);
-        assert.equal(await warm.getAttribute("aria-hidden"), "true");
-        assert.equal(await warm.isVisible(), false);
-        await page.waitForFunction(
-          () => document.getElementById("warm")!.shadowRoot!.querySelector("iframe.warm"),
-        );
-        for (let i = 0; !page.frames().some((f) => f.url() === warmUrl); i++) {
-          assert.ok(i < 250, "the warm-up page did not load in its frame");
-          await page.waitForTimeout(20);
-        }
-        await setParams(page, "warm", { ...CONTACT, target: "embedded" });
-        await page.click("#warm button");
-        const frame = page.frameLocator("#warm iframe[part=frame]");
-        await frame.locator("h1", { hasText: /Session \d+/ }).waitFor();
-        // Only http(s) URLs are loaded.
-        await page.evaluate(() => {
-          (document.getElementById("warm") as unknown as { portalUrl: string }).portalUrl =
-            "javascript:alert(1)//";
-        });
-        await page.waitForFunction(
-          () => !document.getElementById("warm")!.shadowRoot!.querySelector("iframe.warm"),
-        );
-        await page.close();
-        const res = await fetch(warmUrl);
-        const body = await res.text();
-        assert.equal(res.status, 200);
-        assert.match(
-          res.headers.get("Content-Security-Policy")!,
-          /default-src 'none'.*frame-ancestors \*/,
-        );
-        assert.match(body, /<link rel="stylesheet" href="\/portal\/assets\/portal\.css\?v=/);
-        assert.ok(!/<script/i.test(body), "the warm-up page runs nothing");
-      });
+      await t.step(
+        "portal-url: the frame waits hidden on the warm-up page, the launch navigates it",
+        async () => {
+          const page = await openHost();
+          const warmUrl = `${svc.base}/portal/widget/warm`;
+          const iframe = page.locator("#warm iframe[part=frame]");
+          const frames = () =>
+            page.evaluate(() =>
+              [...document.getElementById("warm")!.shadowRoot!.querySelectorAll("iframe")].map((
+                f,
+              ) => ({
+                src: f.getAttribute("src"),
+                hidden: f.hidden,
+                marked: f.dataset.mark === "before-click",
+              }))
+            );
+          await page.waitForFunction(
+            () => document.getElementById("warm")!.shadowRoot!.querySelector("iframe[part=frame]"),
+          );
+          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: true, marked: false }]);
+          assert.equal(await iframe.isVisible(), false);
+          for (let i = 0; !page.frames().some((f) => f.url() === warmUrl); i++) {
+            assert.ok(i < 250, "the warm-up page did not load in its frame");
+            await page.waitForTimeout(20);
+          }
+          // The launch goes into that same frame element, which is then shown.
+          await iframe.evaluate((f) => (f as HTMLIFrameElement).dataset.mark = "before-click");
+          await setParams(page, "warm", { ...CONTACT, target: "embedded" });
+          await page.click("#warm button");
+          const heading = page.frameLocator("#warm iframe[part=frame]").locator("h1", {
+            hasText: /Session \d+/,
+          });
+          await heading.waitFor();
+          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: false, marked: true }]);
+          assert.equal(await iframe.getAttribute("title"), "Agent portal");
+          // A portal-url set while the session shows does not move the frame.
+          const setPortalUrl = (url: string) =>
+            page.evaluate((url) => {
+              (document.getElementById("warm") as unknown as { portalUrl: string }).portalUrl = url;
+            }, url);
+          await setPortalUrl(`${svc.base}/elsewhere`);
+          await page.evaluate(() => new Promise(requestAnimationFrame));
+          assert.equal(await heading.isVisible(), true);
+          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: false, marked: true }]);
+          // close() puts a new frame in its place, waiting on the current portal-url's warm-up page.
+          await page.evaluate(() =>
+            (document.getElementById("warm") as unknown as { close(): void }).close()
+          );
+          await page.waitForFunction(() =>
+            document.getElementById("warm")!.shadowRoot!.querySelector("iframe")?.hidden === true
+          );
+          assert.deepEqual(await frames(), [
+            { src: `${svc.base}/elsewhere/widget/warm`, hidden: true, marked: false },
+          ]);
+          // Only http(s) URLs are loaded: no frame waits for another.
+          await setPortalUrl("javascript:alert(1)//");
+          await page.waitForFunction(
+            () => !document.getElementById("warm")!.shadowRoot!.querySelector("iframe"),
+          );
+          await page.close();
+          const res = await fetch(warmUrl);
+          const body = await res.text();
+          assert.equal(res.status, 200);
+          assert.match(
+            res.headers.get("Content-Security-Policy")!,
+            /default-src 'none'.*frame-ancestors \*/,
+          );
+          assert.match(body, /<link rel="stylesheet" href="\/portal\/assets\/portal\.css\?v=/);
+          assert.ok(!/<script/i.test(body), "the warm-up page runs nothing");
+        },
+      );
 
       await t.step("the module is cached: ETag, 304, CORS", async () => {
         const url = `${svc.base}/portal/widget/portal-launcher.js`;

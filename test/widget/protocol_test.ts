@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import {
+  launchFailure,
   parseParameters,
   readSignResponse,
   readValidateResponse,
+  toFailure,
   warmUpUrl,
 } from "../../widget/src/protocol.ts";
 
@@ -93,4 +95,33 @@ Deno.test("warmUpUrl: the portal's warm-up page, http(s) only", () => {
   assert.equal(warmUpUrl("javascript:alert(1)//", base), null);
   assert.equal(warmUpUrl("data:text/html,x", base), null);
   assert.equal(warmUpUrl("http://[bad", base), null);
+});
+
+Deno.test("toFailure: a launch error passes unchanged, anything else becomes its message", () => {
+  const refused = {
+    status: 400,
+    code: "invalid_payload",
+    message: "Bad payload",
+    errors: [{ path: "contactId", message: "required" }],
+  };
+  assert.deepEqual(toFailure(refused), refused);
+  assert.deepEqual(toFailure({ status: 502, message: "Bad gateway" }), {
+    status: 502,
+    code: null,
+    message: "Bad gateway",
+    errors: [],
+  });
+  assert.deepEqual(toFailure(new TypeError("Failed to fetch")), {
+    status: 0,
+    code: null,
+    message: "TypeError: Failed to fetch",
+    errors: [],
+  });
+  assert.deepEqual(toFailure("offline"), { status: 0, code: null, message: "offline", errors: [] });
+  assert.deepEqual(launchFailure(0, "sign_url_missing", "sign-url is required"), {
+    status: 0,
+    code: "sign_url_missing",
+    message: "sign-url is required",
+    errors: [],
+  });
 });

@@ -20,7 +20,7 @@ import {
   writeSessionScript,
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
-import { browserLaunches, type BrowserResult } from "./browser.ts";
+import { browserCases } from "./browser.ts";
 import { ratioText } from "./system.ts";
 import { renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
 import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./load.ts";
@@ -217,19 +217,7 @@ try {
     () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000),
   );
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
-  // The element warmed up (portal-url), checked by the dry run or locally; then without warm-up.
-  const variants = [
-    { localCheck: false, warm: true, label: "signer asks the dry run, portal-url warm-up" },
-    { localCheck: true, warm: true, label: "signer checks locally, portal-url warm-up" },
-    { localCheck: true, warm: false, label: "signer checks locally, no warm-up" },
-  ];
-  const clicks: (BrowserResult | Error)[] = [];
-  for (const { localCheck, warm } of variants) {
-    clicks.push(
-      await browserLaunches(base, token, BROWSER_LAUNCHES, localCheck, warm)
-        .catch((err) => err as Error),
-    );
-  }
+  const clicks = await browserCases(base, token, BROWSER_LAUNCHES);
   const rssSingle = await peakRss(server);
   peaks.push(`browser ${rssSingle.toFixed(0)}`);
   await stop(server);
@@ -320,20 +308,7 @@ try {
           : "✘"
       } (none lost or doubled)`,
   });
-  clicks.forEach((run, i) =>
-    rows.push({
-      name: `browser: click → session heading, ${BROWSER_LAUNCHES} launches, ${variants[i].label}`,
-      note: run instanceof Error
-        ? `not measured: ${run.message.split("\n")[0]}`
-        : `painted p50 ${run.p50.toFixed(0)} ms, p95 ${run.p95.toFixed(0)} ms ${
-          run.p95 <= 300 ? "✔" : "✘"
-        } (target p95 ≤ 300 ms); medians from the click: posted ${
-          run.median.posted.toFixed(0)
-        }, launch answered ${run.median.launched.toFixed(0)}, page received ${
-          run.median.received.toFixed(0)
-        }, Playwright saw it ${run.median.observed.toFixed(0)}`,
-    })
-  );
+  rows.push(...clicks);
   rows.push({
     name: "database round trips per launch",
     note: `${roundTrips.toFixed(2)} (driver count over ${countedLaunches} launches)`,

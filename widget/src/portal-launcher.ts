@@ -5,6 +5,7 @@
  * signed request to the chosen target (tab, self, iframe) and shows launch errors inline.
  */
 import { html, LitElement, nothing, type PropertyValues } from "lit";
+import { keyed } from "lit/directives/keyed.js";
 import { launcherStyles } from "./styles.ts";
 import { MESSAGE_TYPES } from "../../server/launch/contract.ts";
 import {
@@ -15,6 +16,7 @@ import {
 import {
   type LaunchedDetail,
   type LaunchErrorDetail,
+  launchFailure as failure,
   type LaunchStartDetail,
   type LaunchStatus,
   type LaunchTarget,
@@ -24,6 +26,7 @@ import {
   readValidateResponse,
   type SessionChangeDetail,
   TARGETS,
+  toFailure,
   warmUpUrl,
 } from "./protocol.ts";
 
@@ -93,9 +96,9 @@ export class PortalLauncher extends LitElement {
   /** The host backend endpoint that signs launches (required). */
   declare signUrl: string;
   /**
-   * The portal's URL (`{portal_url}`), optional. With target `iframe`, a hidden frame loads its
-   * empty warm-up page (`{portal_url}/widget/warm`) while the host page is open, so the browser
-   * has the portal's process, connection and stylesheet ready before the click.
+   * The portal's URL (`{portal_url}`), optional. With target `iframe`, the element's frame is made
+   * at once, hidden, on the portal's empty warm-up page (`{portal_url}/widget/warm`): the browser
+   * has the portal's process, connection and frame ready, and the launch navigates that frame.
    */
   declare portalUrl: string;
   /** Where the portal opens: a new tab (default), this page, or an iframe in the element. */
@@ -122,6 +125,9 @@ export class PortalLauncher extends LitElement {
   readonly #frameName = `portal-launcher-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
   #portalOrigin: string | null = null;
   #tab: Window | null = null;
+  /** The warm-up page the waiting frame loaded, and its generation (a closed frame is replaced). */
+  #warmSrc: string | null = null;
+  #frameKey = 0;
   #onMessage = (event: MessageEvent) => this.#portalMessage(event);
 
   constructor() {
@@ -155,9 +161,9 @@ export class PortalLauncher extends LitElement {
     return this.#launch(this.target);
   }
 
-  /** Removes the iframe, or forgets the tab it opened (messages from it are then ignored). */
+  /** Removes the iframe (with portal-url, a new hidden one waits), or forgets its tab. */
   close(): void {
-    this.framed = false;
+    this.#unframe();
     this.frameHeight = null;
     this.#tab = null;
     this.#portalOrigin = null;
@@ -166,6 +172,7 @@ export class PortalLauncher extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (!this.framed) this.#warmSrc = this.target === "iframe" ? warmUpUrl(this.portalUrl) : null;
     if (changed.has("target") && !TARGETS.includes(this.target)) {
       this.failure = {
         status: 0,
@@ -179,7 +186,7 @@ export class PortalLauncher extends LitElement {
 
   override render() {
     const f = this.failure;
-    const warmUp = this.target === "iframe" ? warmUpUrl(this.portalUrl) : null;
+    const frameSrc = this.#frameSrc();
     const busy = this.status === "signing" || this.status === "validating";
     return html`
       <button
@@ -207,21 +214,23 @@ export class PortalLauncher extends LitElement {
         }
         </div>`
         : nothing}
-      ${this.target === "iframe" && this.framed
-        ? html`
-          <iframe
-            part="frame"
-            name=${this.#frameName}
-            title="Agent portal"
-            class=${this.autoresize ? "autoresize" : ""}
-            style=${this.autoresize && this.frameHeight !== null
-              ? `height: ${this.frameHeight}px`
-              : ""}
-          ></iframe>
-        `
-        : nothing}
-      ${warmUp
-        ? html`<iframe class="warm" hidden aria-hidden="true" tabindex="-1" title="" src=${warmUp}></iframe>`
+      ${frameSrc !== null
+        ? keyed(
+          this.#frameKey,
+          html`
+            <iframe
+              part="frame"
+              name=${this.#frameName}
+              title="Agent portal"
+              ?hidden=${!this.framed}
+              src=${frameSrc || nothing}
+              class=${this.autoresize ? "autoresize" : ""}
+              style=${this.autoresize && this.frameHeight !== null
+                ? `height: ${this.frameHeight}px`
+                : ""}
+            ></iframe>
+          `,
+        )
         : nothing}
     `;
   }
@@ -232,7 +241,7 @@ export class PortalLauncher extends LitElement {
 
   /** The blocked-cookie fallback: a new signed request, opened in a tab inside this click. */
   #openInTab(): void {
-    this.framed = false;
+    this.#unframe();
     void this.#launch("tab");
   }
 
@@ -251,12 +260,7 @@ export class PortalLauncher extends LitElement {
     if (busy || this.disabled) return; // a double click launches once
     if (!TARGETS.includes(target)) return;
     if (!this.signUrl) {
-      this.#fail({
-        status: 0,
-        code: "sign_url_missing",
-        message: "sign-url is required",
-        errors: [],
-      });
+      this.#fail(failure(0, "sign_url_missing", "sign-url is required"));
       return;
     }
     this.status = "signing";
@@ -268,12 +272,9 @@ export class PortalLauncher extends LitElement {
     if (target === "tab") {
       tab = globalThis.open("about:blank", tabName);
       if (!tab) {
-        this.#fail({
-          status: 0,
-          code: "popup_blocked",
-          message: "The browser blocked the new tab. Allow pop-ups for this site and try again.",
-          errors: [],
-        });
+        const blocked =
+          "The browser blocked the new tab. Allow pop-ups for this site and try again.";
+        this.#fail(failure(0, "popup_blocked", blocked));
         return;
       }
     }
@@ -334,7 +335,22 @@ export class PortalLauncher extends LitElement {
     form.remove();
   }
 
-  /** The portal's frame (not the warm-up frame of `portal-url`), when there is one. */
+  /**
+   * What the frame loads when it is created: the warm-up page while it waits for a launch (with
+   * `portal-url`), "" (about:blank, then the launch) when it is created by the launch, null: no
+   * frame. A shown frame keeps the URL it was created with (a later portal-url does not move it).
+   */
+  #frameSrc(): string | null {
+    return this.target !== "iframe" ? null : this.#warmSrc ?? (this.framed ? "" : null);
+  }
+
+  /** The shown frame goes; a frame made again starts anew (a fresh warm-up frame, or none). */
+  #unframe(): void {
+    if (this.framed) this.#frameKey++;
+    this.framed = false;
+  }
+
+  /** The portal's frame, when there is one (hidden while it waits for the launch). */
   #frame(): HTMLIFrameElement | null {
     return this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]");
   }
@@ -362,18 +378,6 @@ export class PortalLauncher extends LitElement {
       this.frameHeight = m.height + iframe.offsetHeight - iframe.clientHeight;
     }
   }
-}
-
-function failure(status: number, code: string, message: string): LaunchErrorDetail {
-  return { status, code, message, errors: [] };
-}
-
-function toFailure(err: unknown): LaunchErrorDetail {
-  if (err && typeof err === "object" && "message" in err && "status" in err) {
-    const e = err as LaunchErrorDetail;
-    return { status: e.status, code: e.code ?? null, message: e.message, errors: e.errors ?? [] };
-  }
-  return { status: 0, code: null, message: String(err), errors: [] };
 }
 
 if (!customElements.get("portal-launcher")) {

@@ -148,3 +148,17 @@ export function warmUpUrl(portalUrl: string, base = globalThis.location?.href): 
     return null;
   }
 }
+
+/** A failure the element found itself (no answer to read). */
+export function launchFailure(status: number, code: string, message: string): LaunchErrorDetail {
+  return { status, code, message, errors: [] };
+}
+
+/** Any thrown value as the element's error detail (a LaunchErrorDetail passes unchanged). */
+export function toFailure(err: unknown): LaunchErrorDetail {
+  if (err && typeof err === "object" && "message" in err && "status" in err) {
+    const e = err as LaunchErrorDetail;
+    return { status: e.status, code: e.code ?? null, message: e.message, errors: e.errors ?? [] };
+  }
+  return { status: 0, code: null, message: String(err), errors: [] };
+}

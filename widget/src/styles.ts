@@ -50,8 +50,8 @@ export const launcherStyles = css`
     width: var(--portal-launcher-frame-width, 100%);
     height: var(--portal-launcher-frame-height, 600px);
   }
-  /* The warm-up frame of portal-url: loaded, never shown. */
-  iframe.warm {
+  /* The frame waiting for the launch (warmed up by portal-url): loaded, not shown. */
+  iframe[hidden] {
     display: none;
   }
   iframe.autoresize {
