@@ -348,61 +348,95 @@ Deno.test({
       });
 
       await t.step(
-        "portal-url: the frame waits hidden on the warm-up page, the launch navigates it",
+        "portal-url: a warm-up frame, and the portal's frame made hidden before the click",
         async () => {
           const page = await openHost();
           const warmUrl = `${svc.base}/portal/widget/warm`;
-          const iframe = page.locator("#warm iframe[part=frame]");
           const frames = () =>
             page.evaluate(() =>
               [...document.getElementById("warm")!.shadowRoot!.querySelectorAll("iframe")].map((
                 f,
               ) => ({
+                part: f.getAttribute("part"),
                 src: f.getAttribute("src"),
                 hidden: f.hidden,
+                ariaHidden: f.getAttribute("aria-hidden"),
                 marked: f.dataset.mark === "before-click",
               }))
             );
-          await page.waitForFunction(
-            () => document.getElementById("warm")!.shadowRoot!.querySelector("iframe[part=frame]"),
+          const waiting = {
+            part: null,
+            src: null,
+            hidden: true,
+            ariaHidden: "true",
+            marked: false,
+          };
+          const warm = {
+            part: null,
+            src: warmUrl,
+            hidden: true,
+            ariaHidden: "true",
+            marked: false,
+          };
+          await page.waitForFunction(() =>
+            document.getElementById("warm")!.shadowRoot!.querySelectorAll("iframe").length === 2
           );
-          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: true, marked: false }]);
-          assert.equal(await iframe.isVisible(), false);
+          assert.deepEqual(await frames(), [waiting, warm]);
           for (let i = 0; !page.frames().some((f) => f.url() === warmUrl); i++) {
             assert.ok(i < 250, "the warm-up page did not load in its frame");
             await page.waitForTimeout(20);
           }
-          // The launch goes into that same frame element, which is then shown.
-          await iframe.evaluate((f) => (f as HTMLIFrameElement).dataset.mark = "before-click");
+          // The launch goes into the frame made before the click, which is then shown; its blank
+          // page is replaced, so the host page's history does not grow (Back leaves the page).
+          await page.evaluate(() => {
+            document.getElementById("warm")!.shadowRoot!.querySelector("iframe")!.dataset.mark =
+              "before-click";
+          });
+          const historyLength = () => page.evaluate(() => history.length);
+          const before = await historyLength();
           await setParams(page, "warm", { ...CONTACT, target: "embedded" });
           await page.click("#warm button");
           const heading = page.frameLocator("#warm iframe[part=frame]").locator("h1", {
             hasText: /Session \d+/,
           });
           await heading.waitFor();
-          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: false, marked: true }]);
-          assert.equal(await iframe.getAttribute("title"), "Agent portal");
-          // A portal-url set while the session shows does not move the frame.
-          const setPortalUrl = (url: string) =>
-            page.evaluate((url) => {
-              (document.getElementById("warm") as unknown as { portalUrl: string }).portalUrl = url;
-            }, url);
-          await setPortalUrl(`${svc.base}/elsewhere`);
-          await page.evaluate(() => new Promise(requestAnimationFrame));
-          assert.equal(await heading.isVisible(), true);
-          assert.deepEqual(await frames(), [{ src: warmUrl, hidden: false, marked: true }]);
-          // close() puts a new frame in its place, waiting on the current portal-url's warm-up page.
-          await page.evaluate(() =>
-            (document.getElementById("warm") as unknown as { close(): void }).close()
-          );
+          const shown = { part: "frame", src: null, hidden: false, ariaHidden: null, marked: true };
+          assert.deepEqual(await frames(), [shown, warm]);
+          assert.equal(await historyLength(), before);
+          // A portal-url set while the session shows moves only the warm-up frame.
+          const element = (action: string, url = "") =>
+            page.evaluate(([action, url]) => {
+              const el = document.getElementById("warm") as unknown as HTMLElement & {
+                portalUrl: string;
+                target: string;
+                close(): void;
+              };
+              if (action === "portalUrl") el.portalUrl = url;
+              if (action === "close") el.close();
+              if (action === "move") document.body.append(el);
+              if (action === "tab" || action === "iframe") el.target = action;
+            }, [action, url]);
+          await element("portalUrl", `${svc.base}/elsewhere`);
           await page.waitForFunction(() =>
-            document.getElementById("warm")!.shadowRoot!.querySelector("iframe")?.hidden === true
+            document.getElementById("warm")!.shadowRoot!.querySelector("iframe.warm")!
+              .getAttribute("src")!.includes("/elsewhere/")
           );
-          assert.deepEqual(await frames(), [
-            { src: `${svc.base}/elsewhere/widget/warm`, hidden: true, marked: false },
-          ]);
-          // Only http(s) URLs are loaded: no frame waits for another.
-          await setPortalUrl("javascript:alert(1)//");
+          assert.equal(await heading.isVisible(), true);
+          // close(), a move in the page, or another target: the shown frame goes, a blank one waits.
+          for (const change of ["close", "move", "tab"]) {
+            await element(change);
+            await element("iframe");
+            await page.waitForFunction(() =>
+              document.getElementById("warm")!.shadowRoot!.querySelector("iframe")?.hidden === true
+            );
+            assert.deepEqual((await frames())[0], waiting, change);
+            assert.equal(await page.locator("#warm").getAttribute("status"), "idle", change);
+            await page.click("#warm button");
+            await heading.waitFor();
+          }
+          // Only http(s) URLs are loaded: no warm-up frame, no waiting frame.
+          await element("close");
+          await element("portalUrl", "javascript:alert(1)//");
           await page.waitForFunction(
             () => !document.getElementById("warm")!.shadowRoot!.querySelector("iframe"),
           );

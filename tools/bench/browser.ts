@@ -23,6 +23,7 @@ import { validateLaunchPayload } from "../../widget/signer/validate.ts";
 import { CHROMIUM_ARGS, launchChromium } from "../../test/helpers/browser.ts";
 import { ensureWidgetBuilt } from "../../test/helpers/widget.ts";
 import type { TableRow } from "./wrk.ts";
+import { WARM_UP_ROUTE } from "../../server/launch/contract.ts";
 
 /** Where one launch's time went, in milliseconds from the click, as the browser timed it. */
 export interface LaunchTiming {
@@ -81,12 +82,11 @@ function isFile(path: string): boolean {
 }
 
 /**
- * Chromium's headless shell: CHROMIUM_HEADLESS_SHELL_PATH, else Debian's package, else
- * Playwright's download (`npx playwright install chromium-headless-shell`).
+ * Chromium's headless shell: Debian's package (`chromium-headless-shell`), else Playwright's
+ * download (`npx playwright install chromium-headless-shell`, in ~/.cache/ms-playwright).
  */
 export async function launchHeadlessShell(): Promise<Browser> {
-  const configured = Deno.env.get("CHROMIUM_HEADLESS_SHELL_PATH");
-  const candidates = configured ? [configured] : ["/usr/bin/chromium-headless-shell"];
+  const candidates = ["/usr/bin/chromium-headless-shell"];
   const cache = `${Deno.env.get("HOME")}/.cache/ms-playwright`;
   try {
     for (const dir of Deno.readDirSync(cache)) {
@@ -98,8 +98,8 @@ export async function launchHeadlessShell(): Promise<Browser> {
   const path = candidates.find(isFile);
   if (!path) {
     throw new Error(
-      "no Chromium headless shell: sudo apt-get install -y chromium-headless-shell, or set " +
-        "CHROMIUM_HEADLESS_SHELL_PATH",
+      "no Chromium headless shell: sudo apt-get install -y chromium-headless-shell (Debian), " +
+        "or npx playwright install chromium-headless-shell",
     );
   }
   return await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
@@ -169,6 +169,13 @@ export async function browserLaunches(
       const page = await context.newPage();
       await page.goto(`${hostOrigin}/`);
       await page.waitForFunction(() => customElements.get("portal-launcher"));
+      // With portal-url, the agent clicks once the warm-up page has loaded (the page was open).
+      const warmUp = () => page.frames().find((f) => f.url().endsWith(WARM_UP_ROUTE));
+      for (let i = 0; warm && !warmUp(); i++) {
+        if (i > 500) throw new Error("the warm-up page did not load");
+        await page.waitForTimeout(10);
+      }
+      if (warm) await warmUp()!.waitForLoadState("load");
       await page.evaluate((parameters) => {
         (document.getElementById("frame") as unknown as { parameters: unknown }).parameters =
           parameters;

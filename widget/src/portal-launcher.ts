@@ -96,9 +96,9 @@ export class PortalLauncher extends LitElement {
   /** The host backend endpoint that signs launches (required). */
   declare signUrl: string;
   /**
-   * The portal's URL (`{portal_url}`), optional. With target `iframe`, the element's frame is made
-   * at once, hidden, on the portal's empty warm-up page (`{portal_url}/widget/warm`): the browser
-   * has the portal's process, connection and frame ready, and the launch navigates that frame.
+   * The portal's URL (`{portal_url}`), optional. With target `iframe`, a hidden frame loads the
+   * portal's empty warm-up page (`{portal_url}/widget/warm`) and the portal's frame is made at once,
+   * hidden and blank: at the click the browser has the portal's process, connection and the frame.
    */
   declare portalUrl: string;
   /** Where the portal opens: a new tab (default), this page, or an iframe in the element. */
@@ -125,8 +125,7 @@ export class PortalLauncher extends LitElement {
   readonly #frameName = `portal-launcher-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
   #portalOrigin: string | null = null;
   #tab: Window | null = null;
-  /** The warm-up page the waiting frame loaded, and its generation (a closed frame is replaced). */
-  #warmSrc: string | null = null;
+  /** The portal frame's generation: a frame that showed a session is replaced, never reused. */
   #frameKey = 0;
   #onMessage = (event: MessageEvent) => this.#portalMessage(event);
 
@@ -148,6 +147,8 @@ export class PortalLauncher extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    // A moved element's frame reloads: its session is gone, so the launcher starts over.
+    if (this.framed) this.close();
     globalThis.addEventListener("message", this.#onMessage);
   }
 
@@ -172,7 +173,8 @@ export class PortalLauncher extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (!this.framed) this.#warmSrc = this.target === "iframe" ? warmUpUrl(this.portalUrl) : null;
+    // Another target while the frame shows a session: the frame goes, as with close().
+    if (changed.has("target") && this.target !== "iframe" && this.framed) this.close();
     if (changed.has("target") && !TARGETS.includes(this.target)) {
       this.failure = {
         status: 0,
@@ -186,7 +188,7 @@ export class PortalLauncher extends LitElement {
 
   override render() {
     const f = this.failure;
-    const frameSrc = this.#frameSrc();
+    const warmUp = this.target === "iframe" ? warmUpUrl(this.portalUrl) : null;
     const busy = this.status === "signing" || this.status === "validating";
     return html`
       <button
@@ -214,16 +216,17 @@ export class PortalLauncher extends LitElement {
         }
         </div>`
         : nothing}
-      ${frameSrc !== null
+      ${this.target === "iframe" && (this.framed || warmUp)
         ? keyed(
           this.#frameKey,
           html`
             <iframe
-              part="frame"
+              part=${this.framed ? "frame" : nothing}
               name=${this.#frameName}
               title="Agent portal"
               ?hidden=${!this.framed}
-              src=${frameSrc || nothing}
+              aria-hidden=${this.framed ? nothing : "true"}
+              tabindex=${this.framed ? nothing : "-1"}
               class=${this.autoresize ? "autoresize" : ""}
               style=${this.autoresize && this.frameHeight !== null
                 ? `height: ${this.frameHeight}px`
@@ -231,6 +234,9 @@ export class PortalLauncher extends LitElement {
             ></iframe>
           `,
         )
+        : nothing}
+      ${warmUp
+        ? html`<iframe class="warm" hidden aria-hidden="true" tabindex="-1" title="" src=${warmUp}></iframe>`
         : nothing}
     `;
   }
@@ -304,6 +310,11 @@ export class PortalLauncher extends LitElement {
         this.framed = true;
         this.frameHeight = null;
         await this.updateComplete;
+        // The target changed while signing: no frame of ours to post into (never a new window).
+        if (!this.#frame()) {
+          this.#unframe();
+          throw failure(0, "target_changed", "The target changed; launch again");
+        }
       }
       this.#submit(
         signed.action,
@@ -335,15 +346,6 @@ export class PortalLauncher extends LitElement {
     form.remove();
   }
 
-  /**
-   * What the frame loads when it is created: the warm-up page while it waits for a launch (with
-   * `portal-url`), "" (about:blank, then the launch) when it is created by the launch, null: no
-   * frame. A shown frame keeps the URL it was created with (a later portal-url does not move it).
-   */
-  #frameSrc(): string | null {
-    return this.target !== "iframe" ? null : this.#warmSrc ?? (this.framed ? "" : null);
-  }
-
   /** The shown frame goes; a frame made again starts anew (a fresh warm-up frame, or none). */
   #unframe(): void {
     if (this.framed) this.#frameKey++;
@@ -352,7 +354,7 @@ export class PortalLauncher extends LitElement {
 
   /** The portal's frame, when there is one (hidden while it waits for the launch). */
   #frame(): HTMLIFrameElement | null {
-    return this.renderRoot.querySelector<HTMLIFrameElement>("iframe[part=frame]");
+    return this.renderRoot.querySelector<HTMLIFrameElement>(`iframe[name="${this.#frameName}"]`);
   }
 
   /** Only the portal's origin, and only this element's own iframe or tab, are listened to. */

@@ -50,7 +50,7 @@ export const launcherStyles = css`
     width: var(--portal-launcher-frame-width, 100%);
     height: var(--portal-launcher-frame-height, 600px);
   }
-  /* The frame waiting for the launch (warmed up by portal-url): loaded, not shown. */
+  /* The warm-up frame of portal-url, and the portal's frame while it waits: not shown. */
   iframe[hidden] {
     display: none;
   }
