@@ -147,8 +147,7 @@ export class PortalLauncher extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    // A moved element's frame reloads: its session is gone, so the launcher starts over.
-    if (this.framed) this.close();
+    if (this.framed) this.close(); // a moved element's frame reloads: its session is gone
     globalThis.addEventListener("message", this.#onMessage);
   }
 
@@ -173,8 +172,7 @@ export class PortalLauncher extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    // Another target while the frame shows a session: the frame goes, as with close().
-    if (changed.has("target") && this.target !== "iframe" && this.framed) this.close();
+    if (changed.has("target") && this.target !== "iframe" && this.framed) this.close(); // frame gone
     if (changed.has("target") && !TARGETS.includes(this.target)) {
       this.failure = {
         status: 0,
