@@ -76,6 +76,30 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /**
+ * Chromium's headless shell: Debian's package (`chromium-headless-shell`), else Playwright's
+ * download (`npx playwright install chromium-headless-shell`, in ~/.cache/ms-playwright).
+ */
+export async function launchHeadlessShell(): Promise<Browser> {
+  const candidates = ["/usr/bin/chromium-headless-shell"];
+  const cache = `${Deno.env.get("HOME")}/.cache/ms-playwright`;
+  try {
+    for (const dir of Deno.readDirSync(cache)) {
+      if (!dir.name.startsWith("chromium_headless_shell-")) continue;
+      candidates.push(`${cache}/${dir.name}/chrome-linux/headless_shell`);
+      candidates.push(`${cache}/${dir.name}/chrome-headless-shell-linux64/chrome-headless-shell`);
+    }
+  } catch { /* no Playwright downloads */ }
+  const path = candidates.find(isFile);
+  if (!path) {
+    throw new Error(
+      "no Chromium headless shell: sudo apt-get install -y chromium-headless-shell (Debian), " +
+        "or npx playwright install chromium-headless-shell",
+    );
+  }
+  return await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
+}
+
+/**
  * A headless Chromium profile that refuses the cookies of `site` whenever it is embedded in
  * `topLevel` (a content-settings exception in the profile's Preferences: partitioned cookies
  * included, as in a browser without CHIPS), and accepts them first-party. Close it when done.

@@ -17,10 +17,10 @@
  * The browser is Chromium's headless shell (`chromium-headless-shell`, what Playwright runs for
  * headless by default) or, with `fullBrowser`, the full Chromium the tests use (new headless mode).
  */
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
 import { validateLaunchPayload } from "../../widget/signer/validate.ts";
-import { CHROMIUM_ARGS, launchChromium } from "../../test/helpers/browser.ts";
+import { launchChromium, launchHeadlessShell } from "../../test/helpers/browser.ts";
 import { ensureWidgetBuilt } from "../../test/helpers/widget.ts";
 import type { TableRow } from "./wrk.ts";
 import { WARM_UP_ROUTE } from "../../server/launch/contract.ts";
@@ -71,38 +71,6 @@ function hostPage(base: string, portal: string, warm: boolean): string {
 /** The `q` quantile (0..1) of sorted `values`, nearest rank. */
 export function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Chromium's headless shell: Debian's package (`chromium-headless-shell`), else Playwright's
- * download (`npx playwright install chromium-headless-shell`, in ~/.cache/ms-playwright).
- */
-export async function launchHeadlessShell(): Promise<Browser> {
-  const candidates = ["/usr/bin/chromium-headless-shell"];
-  const cache = `${Deno.env.get("HOME")}/.cache/ms-playwright`;
-  try {
-    for (const dir of Deno.readDirSync(cache)) {
-      if (!dir.name.startsWith("chromium_headless_shell-")) continue;
-      candidates.push(`${cache}/${dir.name}/chrome-linux/headless_shell`);
-      candidates.push(`${cache}/${dir.name}/chrome-headless-shell-linux64/chrome-headless-shell`);
-    }
-  } catch { /* no Playwright downloads */ }
-  const path = candidates.find(isFile);
-  if (!path) {
-    throw new Error(
-      "no Chromium headless shell: sudo apt-get install -y chromium-headless-shell (Debian), " +
-        "or npx playwright install chromium-headless-shell",
-    );
-  }
-  return await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
 }
 
 /** How a browser run launches: the signer's check, the warm-up, the browser. */
