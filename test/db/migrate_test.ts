@@ -27,6 +27,39 @@ for (const backend of backends) {
   });
 
   Deno.test({
+    name: `functions that read or write tables are PL/pgSQL, planned once per connection ` +
+      `[${backend.name}]`,
+    ...opts,
+    async fn() {
+      const db = await backend.open();
+      try {
+        await migrate(db.sql);
+        // PostgreSQL before 18 plans a SQL-language function that it cannot inline at every
+        // call (migration 00017); only immutable one-expression helpers may stay SQL.
+        const rows = await db.sql`
+          select p.proname as name, p.provolatile as volatility, p.proconfig as config
+          from pg_proc p
+            join pg_namespace n on n.oid = p.pronamespace
+            join pg_language l on l.oid = p.prolang
+          where n.nspname = current_schema() and l.lanname = 'sql'
+          order by 1`;
+        assert.deepEqual(
+          rows.filter((r) => r.volatility !== "i" || r.config !== null).map((r) => r.name),
+          [],
+        );
+        assert.ok(rows.some((r) => r.name === "api_time"), "the immutable helper is still SQL");
+        const [plpgsql] = await db.sql`
+          select count(*)::int as n from pg_proc p join pg_language l on l.oid = p.prolang
+          where l.lanname = 'plpgsql' and p.proname in
+            ('emit_session_events', 'finish_callback_attempts', 'claimed_callback_events')`;
+        assert.equal(plpgsql.n, 3);
+      } finally {
+        await db.close();
+      }
+    },
+  });
+
+  Deno.test({
     name: `a failing migration leaves nothing behind [${backend.name}]`,
     ...opts,
     async fn() {
