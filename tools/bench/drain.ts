@@ -1,10 +1,11 @@
 /**
  * Callback delivery at volume: `count` events queued at once in the outbox (one per session of
  * the bench app, through emit_session_events as a launch writes them), drained by the running
- * service's delivery worker into the counting receiver. Answers the rate and whether every event
- * arrived exactly once.
+ * service's delivery worker into the counting receiver. Answers the rate, whether every event
+ * arrived exactly once and, given the server's pid, the CPU per delivered event.
  */
 import type postgres from "postgres";
+import { commandCpuSeconds, processCpuSeconds } from "./system.ts";
 
 /** What the drain measured. */
 export interface DrainResult {
@@ -16,6 +17,8 @@ export interface DrainResult {
   distinct: number;
   /** Events left not delivered (failed or still pending at the deadline). */
   undelivered: number;
+  /** CPU per event of the server and of PostgreSQL while the worker drained (not queueing). */
+  cpu?: { serverMs: number; postgresMs: number };
 }
 
 async function stats(receiver: string): Promise<{ received: number; distinct: number }> {
@@ -45,6 +48,7 @@ export async function drain(
   appId: number,
   count: number,
   deadlineMs: number,
+  serverPid?: number,
 ): Promise<DrainResult> {
   console.log(`  callback drain: waiting for the launches' events to be delivered ...`);
   if (!(await settled(bench, deadlineMs))) throw new Error("the launches' events did not drain");
@@ -55,9 +59,13 @@ export async function drain(
   await bench`
     select emit_session_events(id, '[{"type": "session.updated"}]'::jsonb, now()::text)
     from (select id from sessions where app_id = ${appId} order by id limit ${count}) s`;
+  const cpuNow = async () =>
+    serverPid ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")] : [];
+  const cpuBefore = await cpuNow();
   const started = performance.now();
   await settled(bench, deadlineMs);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuNow();
   const after = await stats(receiver);
   const [{ undelivered }] = await bench`select count(*)::int as undelivered from callback_events
     where id > ${minId} and status <> 'delivered'`;
@@ -68,5 +76,13 @@ export async function drain(
     received: after.received - before.received,
     distinct: after.distinct - before.distinct,
     undelivered,
+    ...(serverPid
+      ? {
+        cpu: {
+          serverMs: (cpuAfter[0] - cpuBefore[0]) * 1000 / count,
+          postgresMs: (cpuAfter[1] - cpuBefore[1]) * 1000 / count,
+        },
+      }
+      : {}),
   };
 }

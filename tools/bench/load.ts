@@ -13,7 +13,7 @@ export const cpuNotes = new Map<WrkResult, string>();
 export const cpuCosts = new Map<WrkResult, { serverMs: number; postgresMs: number }>();
 
 /** CPU of process `pid` and of PostgreSQL per request while `work` runs (it answers its count). */
-export async function cpuPerRequest<T>(
+async function cpuPerRequest<T>(
   pid: number,
   work: () => Promise<T>,
   count: (result: T) => number,

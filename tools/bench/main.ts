@@ -214,7 +214,7 @@ try {
   ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
   const drained = await measured(
     "drain",
-    () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000),
+    () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000, server.pid),
   );
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
   const clicks = await browserCases(base, token, BROWSER_LAUNCHES);
@@ -328,6 +328,11 @@ try {
     const note = cpuNotes.get(r);
     if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
   }
+  const perEvent = drained.cpu!;
+  notes.push(
+    `callback drain: CPU per delivered event: server ${perEvent.serverMs.toFixed(2)} ms, ` +
+      `PostgreSQL ${perEvent.postgresMs.toFixed(2)} ms (a launch's figures include its one event).`,
+  );
   const table = renderRows(rows);
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
     .match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";

@@ -20,7 +20,7 @@ import {
   writeTokenScript,
 } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
-import { cpuCosts, cpuPerRequest, wrk } from "./load.ts";
+import { cpuCosts, wrk } from "./load.ts";
 import { drain } from "./drain.ts";
 import { freePort, stop } from "./processes.ts";
 
@@ -157,13 +157,9 @@ function drainRun(
   pid: number,
 ): () => Promise<Run> {
   return async () => {
-    const { result: d, costs } = await cpuPerRequest(
-      pid,
-      () => drain(bench, receiverUrl, appId, seconds * 2_000, 600_000),
-      (d) => d.count,
-    );
+    const d = await drain(bench, receiverUrl, appId, seconds * 2_000, 600_000, pid);
     return {
-      cpu: costs,
+      cpu: d.cpu!,
       summary: `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
         `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
         `undelivered ${d.undelivered})`,
