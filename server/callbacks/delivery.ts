@@ -14,6 +14,7 @@ import {
   type NextStep,
 } from "../../db/queries/callback_events.ts";
 import { type SecretBox, secretContext } from "../crypto/secret_box.ts";
+import { openCached } from "../crypto/secret_cache.ts";
 import { adapterOf } from "./adapters/registry.ts";
 import { AdapterRefusal, type EventBody, type OutboundRequest } from "./adapters/mod.ts";
 import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
@@ -87,10 +88,10 @@ async function snippet(res: Response): Promise<string | null> {
 async function signingSecrets(ctx: DeliveryContext, e: ClaimedEvent): Promise<string[]> {
   const context = secretContext(e.appId, "callback_secret");
   if (!e.app.callbackSecretSealed) throw new Permanent("the app has no callback secret");
-  const out = [await ctx.secrets.decrypt(e.app.callbackSecretSealed, context)];
+  const out = [await openCached(ctx.secrets, e.app.callbackSecretSealed, context)];
   const until = e.app.callbackSecretPreviousExpiresAt;
   if (e.app.callbackSecretPreviousSealed && until && until.getTime() > Date.now()) {
-    out.push(await ctx.secrets.decrypt(e.app.callbackSecretPreviousSealed, context));
+    out.push(await openCached(ctx.secrets, e.app.callbackSecretPreviousSealed, context));
   }
   return out;
 }

@@ -6,7 +6,8 @@ import {
   verifyPassword,
   verifySecret,
 } from "../../../server/crypto/hashing.ts";
-import { createSecretBox } from "../../../server/crypto/secret_box.ts";
+import { createSecretBox, type SecretBox } from "../../../server/crypto/secret_box.ts";
+import { MAX_CACHED_SECRETS, openCached } from "../../../server/crypto/secret_cache.ts";
 
 const text = (bytes: Uint8Array | null) => bytes && new TextDecoder().decode(bytes);
 
@@ -71,4 +72,40 @@ Deno.test("secret box reads the previous key's values and says they need reseali
   const onlyNew = await createSecretBox("n".repeat(32));
   assert.equal(await onlyNew.decrypt(resealed, "apps/1/api_key"), "the-key");
   await assert.rejects(onlyNew.decrypt(sealed, "apps/1/api_key"), /SECRET_KEY_PREVIOUS/);
+});
+
+Deno.test("opened secrets are cached by context and sealed text, never across contexts", async () => {
+  const box = await createSecretBox("k".repeat(32));
+  let decrypts = 0;
+  const counted: SecretBox = { ...box, decrypt: (s, c) => (decrypts++, box.decrypt(s, c)) };
+  const sealed = await box.encrypt("the-key", "apps/1/api_key");
+  assert.equal(await openCached(counted, sealed, "apps/1/api_key"), "the-key");
+  assert.equal(await openCached(counted, sealed, "apps/1/api_key"), "the-key");
+  assert.equal(decrypts, 1, "opened once");
+  // Copied into another app's row or field, the value still does not open once it is cached.
+  await assert.rejects(openCached(counted, sealed, "apps/2/api_key"), /copied from another app/);
+  await assert.rejects(openCached(counted, sealed, "apps/1/callback_secret"));
+  // A failure is not remembered; a rotated secret (new sealed text) is opened afresh.
+  await assert.rejects(openCached(counted, sealed, "apps/2/api_key"));
+  assert.equal(decrypts, 4);
+  const rotated = await box.encrypt("the-new-key", "apps/1/api_key");
+  assert.equal(await openCached(counted, rotated, "apps/1/api_key"), "the-new-key");
+  assert.equal(decrypts, 5);
+});
+
+Deno.test("the opened-secret cache keeps at most MAX_CACHED_SECRETS, dropping the oldest", async () => {
+  const box = await createSecretBox("k".repeat(32));
+  let decrypts = 0;
+  const counted: SecretBox = {
+    ...box,
+    decrypt: (s, c) => (decrypts++, Promise.resolve(`${c}:${s}`)),
+  };
+  for (let i = 0; i <= MAX_CACHED_SECRETS; i++) {
+    await openCached(counted, `s${i}`, "apps/1/api_key");
+  }
+  assert.equal(decrypts, MAX_CACHED_SECRETS + 1);
+  await openCached(counted, `s${MAX_CACHED_SECRETS}`, "apps/1/api_key");
+  assert.equal(decrypts, MAX_CACHED_SECRETS + 1, "the newest is kept");
+  await openCached(counted, "s0", "apps/1/api_key");
+  assert.equal(decrypts, MAX_CACHED_SECRETS + 2, "the oldest was dropped");
 });
