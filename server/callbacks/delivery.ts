@@ -222,7 +222,7 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
     const request = buildRequest(e);
     url = request.url;
     await checkDestination(url, settings.allowPrivate, ctx.resolve);
-    const signed = await webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
+    const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
     const send = (authorization: string | null) => {
       const own = timeout(settings.timeoutMs);
