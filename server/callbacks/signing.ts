@@ -26,7 +26,7 @@ function keyBytes(secret: string): Uint8Array {
 /**
  * `v1,<signature>` of one message under one secret. node:crypto's synchronous HMAC, as the
  * launch's verification uses: Web Crypto's importKey and sign are async operations that cost
- * about 55 µs of the main thread per delivered event (docs/performance.md).
+ * about 57 µs of the main thread per delivered event (docs/performance.md).
  */
 function signMessage(
   secret: string,

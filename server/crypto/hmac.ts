@@ -1,7 +1,8 @@
 /**
- * HMAC-SHA256 with Web Crypto, for every signature the service makes: signed requests, callback
- * signatures, the backup proof. No imports beyond base64.ts, so the signer package bundles it.
- * (The launch's own verification keeps imported keys cached: server/launch/signed_request.ts.)
+ * HMAC-SHA256 with Web Crypto, for signatures made in any JavaScript runtime: signed requests
+ * (the signer package bundles this file: no imports beyond base64.ts) and the backup proof. The
+ * service's hot paths use node:crypto's synchronous HMAC instead: the launch's verification
+ * (server/launch/signed_request.ts) and callback signatures (server/callbacks/signing.ts).
  */
 import { encodeBase64 } from "./base64.ts";
 
