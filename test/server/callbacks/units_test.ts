@@ -101,7 +101,7 @@ Deno.test("retries: exponential backoff with jitter, capped; Retry-After in seco
   assert.equal(retryAfterMs(null), null);
 });
 
-Deno.test("signing: the standardwebhooks package verifies both signatures of a rotation", async () => {
+Deno.test("signing: the standardwebhooks package verifies both signatures of a rotation", () => {
   const current = generateCallbackSecret();
   const previous = generateCallbackSecret();
   assert.match(current, /^whsec_[A-Za-z0-9+/]{43}=$/);
