@@ -1,5 +1,6 @@
 /** SQL for apps (the spec's authentication configurations). */
 import type { Tx } from "../mod.ts";
+import { isUniqueViolation } from "../errors.ts";
 
 /** A stored app; secrets are sealed. */
 export interface AppRow {
@@ -114,11 +115,6 @@ export async function updateApp(
 export async function deleteApp(tx: Tx, id: number): Promise<boolean> {
   const rows = await tx`delete from apps where id = ${id} returning id`;
   return rows.length > 0;
-}
-
-/** True for PostgreSQL's unique_violation. */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && "code" in err && err.code === "23505";
 }
 
 /** Which signing secret of an app: the API key, or the OAuth apps' consumer secret. */

@@ -12,7 +12,7 @@ import {
   type TeamRow,
   updateUserProfile,
 } from "../../db/queries/people_admin.ts";
-import { isUniqueViolation } from "../../db/queries/apps.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import { lockEnabledAdmins, setAgentPassword, setUserDisabled } from "../../db/queries/users.ts";
 import { hashPassword } from "../crypto/hashing.ts";
 import type { Deps } from "../deps.ts";

@@ -4,7 +4,7 @@
  * events. Either all of it is written or none of it (see applyFlow). The dry run runs the same
  * code and rolls back.
  */
-import { isUniqueViolation } from "../../db/queries/apps.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 import {
   type AppliedLaunch,
   applyLaunch,
