@@ -6,8 +6,12 @@ import type { AuthService } from "./oauth/auth_service.ts";
 import type { FailureLimiter } from "./http/failure_rate.ts";
 import type { DeliveryWorker } from "./callbacks/worker.ts";
 import type { MailWorker } from "./mail/mailer.ts";
+import type { AppCache } from "./launch/app_cache.ts";
 
-/** The service's dependencies, created once at startup (or per test). */
+/**
+ * The service's dependencies, created once at startup (or per test). Everything a service keeps
+ * between requests lives here, so two services in one process share nothing.
+ */
 export interface Deps {
   config: Config;
   sql: Sql;
@@ -15,8 +19,13 @@ export interface Deps {
   auth: AuthService;
   /** Failures per client address, for the 429 of too many failed launches or token requests. */
   failures: { launch: FailureLimiter; token: FailureLimiter };
-  /** This process's callback delivery worker (also delivers the test ping in its request). */
+  /**
+   * This service's callback delivery worker (also delivers the test ping in its request); woken
+   * after a commit that wrote callback events (server/transaction.ts).
+   */
   deliveries: DeliveryWorker;
+  /** This service's launch apps by name (emptied after a commit that changed apps). */
+  apps: AppCache;
   /** Embedded mode: what the running-service backup needs (null on PostgreSQL). */
   embedded: { dumpDataDir: () => Promise<Blob>; secretKey: string } | null;
   /** This process's mail worker; null without SMTP_URL (then no mail is sent). */

@@ -43,7 +43,9 @@ const server = Deno.serve({
       `  admin API:  ${publicUrl}/api/v1/admin`,
       `  health:     ${publicUrl}/healthz, ${publicUrl}/readyz`,
     ];
-    if (service.migrated.length) lines.push(`  migrations applied: ${service.migrated.join(", ")}`);
+    const { migrations, functions } = service.migrated;
+    if (migrations.length) lines.push(`  migrations applied: ${migrations.join(", ")}`);
+    if (functions.length) lines.push(`  functions applied: ${functions.join(", ")}`);
     const demo = service.demo;
     if (demo) {
       lines.push(

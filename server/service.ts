@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import { connect, type Database } from "../db/mod.ts";
 import { type DataDirLock, lockDataDir } from "../db/data_dir_lock.ts";
-import { migrate } from "../db/migrate.ts";
+import { migrate, type Migrated } from "../db/migrate.ts";
 import { buildApp } from "./app.ts";
 import {
   createDemoData,
@@ -24,14 +24,15 @@ import { DeliveryWorker } from "./callbacks/worker.ts";
 import { MailWorker } from "./mail/mailer.ts";
 import { TokenSource } from "./callbacks/oauth_client.ts";
 import type { Resolver } from "./callbacks/destination.ts";
+import { AppCache } from "./launch/app_cache.ts";
 
 /** A started service. */
 export interface Service {
   app: Hono<AppEnv>;
   deps: Deps;
   db: Database;
-  /** Migrations applied by this start. */
-  migrated: string[];
+  /** Migrations and function files applied by this start. */
+  migrated: Migrated;
   /** Set when this start created demo data (embedded mode, first start, nothing configured). */
   demo: DemoCredentials | null;
   /** The embedded data directory's lock (null on PostgreSQL or a given database). */
@@ -105,6 +106,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       secrets,
       auth,
       deliveries,
+      apps: new AppCache(db.sql),
       mail,
       embedded: db.dumpDataDir ? { dumpDataDir: db.dumpDataDir, secretKey } : null,
       failures: {

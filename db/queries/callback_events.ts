@@ -12,13 +12,13 @@ export interface EventToEmit {
 }
 
 /**
- * Writes the session's events in the caller's transaction with the SQL function
- * emit_session_events (also used by the launch function): a snapshot of the session (reference,
+ * Writes the session's callback events in the caller's transaction with the SQL function
+ * emit_callback_events (also used by the launch function): a snapshot of the session (reference,
  * status, assignee, customer) merged with each event's `extra`, only when the session has a
  * referenceId and its app has a callback URL and subscribes to that type. Returns how many were
  * written.
  */
-export async function insertSessionEvents(
+export async function insertCallbackEvents(
   tx: Tx,
   sessionId: number,
   events: EventToEmit[],
@@ -26,7 +26,40 @@ export async function insertSessionEvents(
 ): Promise<number> {
   if (!events.length) return 0;
   const [row] = await tx<{ n: number }[]>`
-    select emit_session_events(${sessionId}, ${jsonb(tx, events)}::jsonb, ${timestamp}) as n
+    select emit_callback_events(${sessionId}, ${jsonb(tx, events)}::jsonb, ${timestamp}) as n
+  `;
+  return row.n;
+}
+
+/** A change to an existing session: its status, assignee and data before and after. */
+export interface SessionChangeFacts {
+  statusFrom: string;
+  statusTo: string;
+  assigneeFrom: number | null;
+  assigneeTo: number | null;
+  /** Its data (custom fields) changed. */
+  updated: boolean;
+}
+
+/**
+ * Writes the callback events of a change to an existing session, as the SQL function
+ * session_callback_types decides them (the launch uses the same rule), each with `extra`.
+ * Returns how many were written.
+ */
+export async function insertSessionChangeEvents(
+  tx: Tx,
+  sessionId: number,
+  c: SessionChangeFacts,
+  extra: Record<string, unknown>,
+  timestamp: string,
+): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`
+    select emit_callback_events(${sessionId}, (
+      select coalesce(jsonb_agg(t || jsonb_build_object('extra', ${jsonb(tx, extra)}::jsonb)
+        order by n), '[]'::jsonb)
+      from jsonb_array_elements(session_callback_types(false, ${c.statusFrom}, ${c.statusTo},
+        ${c.assigneeFrom}::bigint, ${c.assigneeTo}::bigint, ${c.updated})) with ordinality x(t, n)
+    ), ${timestamp}) as n
   `;
   return row.n;
 }
@@ -161,7 +194,7 @@ export async function finishAttempts(sql: Tx, finished: FinishedAttempt[]): Prom
 }
 
 /** Puts an event back in the queue for a new round of attempts; false when unknown. */
-export async function requeueEvent(sql: Sql, id: number): Promise<boolean> {
+export async function requeueEvent(sql: Tx, id: number): Promise<boolean> {
   const rows = await sql`
     update callback_events set status = 'pending', attempts = 0, next_attempt_at = now(),
       lease_until = null, finished_at = null

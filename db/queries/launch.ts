@@ -1,5 +1,5 @@
 /**
- * SQL of the launch: one call of the launch_apply function (db/migrations/00013_launch_function.sql),
+ * SQL of the launch: one call of the launch_apply function (db/functions/launch_apply.sql),
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
 import type postgres from "postgres";
@@ -20,29 +20,18 @@ export interface LaunchCustomerFields {
   otherPhone: string | null;
 }
 
-/** What the launch's lookups found (the flow's checks read it to say why a launch is refused). */
-export interface LaunchLookups {
-  /** False when the request's replay key was already used (a replay). */
-  replayFresh: boolean;
-  externalSessionId: boolean;
-  externalCustomerId: boolean;
-  knownCustomFields: string[];
-  session: {
-    id: number;
-    status: "open" | "closed";
-    customerId: number;
-    assigneeId: number | null;
-  } | null;
-  liveCategories: string[];
-  livePaths: string[];
-  liveTags: string[];
-}
-
-/** The agent a launch names, when it may not be launched (an administrator's or disabled). */
-export interface RefusedAgent {
-  admin: boolean;
-  disabled: boolean;
-  emailOwnerIsAdmin: boolean;
+/**
+ * One refusal as launch_apply reports it: its code (server/launch/refusals.ts words it) and what
+ * it is about: the offending value (a custom field's name, a session id, an e-mail, a search
+ * value), a guided-path search value's place (`type`, `entry`, `index`), the users involved.
+ */
+export interface LaunchRefusal {
+  code: string;
+  value?: string | number;
+  type?: string;
+  entry?: number;
+  index?: number;
+  ids?: number[];
 }
 
 /** What a launch wrote (or, in a dry run, would have written). */
@@ -63,12 +52,11 @@ export interface AppliedLaunch {
   };
 }
 
-/** What launch_apply came to: done, or refused at a step with what that step found. */
+/** What launch_apply came to: done, a dry run's end, or refused with every refusal found. */
 export type LaunchOutcome =
   | { kind: "done"; applied: AppliedLaunch }
   | { kind: "dry_run"; applied: AppliedLaunch }
-  | { kind: "refused_by_lookups"; lookups: LaunchLookups }
-  | { kind: "refused_agent"; agent: RefusedAgent };
+  | { kind: "refused"; refusals: LaunchRefusal[] };
 
 /** Everything launch_apply reads: the parsed payload's values and the launch's metadata. */
 export interface LaunchInput {
@@ -78,9 +66,8 @@ export interface LaunchInput {
   sessionId: number | null;
   /** The request's replay key, stored for the app until it expires; null when unprotected. */
   replay: { key: string; expiresAt: Date } | null;
-  categoryUids: string[];
-  pathUids: string[];
-  tags: string[];
+  /** The guided-path search entries (each of its values must name something live). */
+  pathSearch: { type: string; values: string[] }[];
   agent: LaunchAgentFields;
   customer: LaunchCustomerFields;
   session: {
@@ -91,6 +78,8 @@ export interface LaunchInput {
     assign: boolean;
   };
   customFields: Record<string, unknown>;
+  /** The custom fields' names in the payload's order (each must be configured). */
+  customFieldNames: string[];
   devices: { kind: string; properties: Record<string, unknown> }[];
   teams: { teamId: string; teamName: string }[];
   clientAddress: string | null;
@@ -108,19 +97,18 @@ export interface LaunchInput {
   dryRun: boolean;
 }
 
-/** The SQLSTATEs launch_apply raises (db/migrations/00013_launch_function.sql). */
-const REFUSED_BY_LOOKUPS = "PLL01";
-const REFUSED_AGENT = "PLL02";
+/** The SQLSTATEs launch_apply raises (db/functions/launch_apply.sql). */
+const REFUSED = "PLL01";
 const DRY_RUN_DONE = "PLL03";
 
 /**
  * The launch's database work in ONE call of launch_apply (one round trip, one implicit
  * transaction): lookups, agent and customer, session, custom fields, devices, teams, launch
  * record, portal login and callback events. A refusal raises inside the function, so nothing is
- * written; it comes back as what the refusing step found. A unique violation (a race with a
+ * written; it comes back as the list of every refusal found. A unique violation (a race with a
  * concurrent launch) is thrown for the caller to run the launch again.
  */
-export async function applyLaunch(sql: Sql, input: LaunchInput): Promise<LaunchOutcome> {
+export async function applyLaunch(sql: Tx, input: LaunchInput): Promise<LaunchOutcome> {
   // Serialized once by the driver (dates become ISO strings, as the function reads them); the
   // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
   const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
@@ -133,20 +121,7 @@ export async function applyLaunch(sql: Sql, input: LaunchInput): Promise<LaunchO
     const code = (err as { code?: string }).code;
     const detail = (err as { detail?: string }).detail ?? "null";
     if (code === DRY_RUN_DONE) return { kind: "dry_run", applied: JSON.parse(detail) };
-    if (code === REFUSED_BY_LOOKUPS) {
-      return { kind: "refused_by_lookups", lookups: JSON.parse(detail) };
-    }
-    if (code === REFUSED_AGENT) {
-      const a = JSON.parse(detail);
-      return {
-        kind: "refused_agent",
-        agent: {
-          admin: a.admin,
-          disabled: a.disabled,
-          emailOwnerIsAdmin: a.email_owner_is_admin,
-        },
-      };
-    }
+    if (code === REFUSED) return { kind: "refused", refusals: JSON.parse(detail) };
     throw err;
   }
 }

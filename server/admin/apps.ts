@@ -25,7 +25,7 @@ import { generateToken } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
 import { DEFAULT_APP_SCOPES } from "../oauth/scopes.ts";
-import { forgetApps } from "../launch/app_cache.ts";
+import { inTransaction } from "../transaction.ts";
 import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
 import { callbackErrors } from "./callback_settings.ts";
 import { generateCallbackSecret } from "../callbacks/signing.ts";
@@ -103,7 +103,8 @@ export async function createApp(
   if (errors.length) throw new AppError(400, "validation_failed", "Invalid request", errors);
   const apiKey = input.authType === "signed_request" ? input.apiKey ?? generateToken(32) : null;
   const clientSecret = generateToken(40);
-  const created = await deps.sql.begin(async (tx) => {
+  return await inTransaction(deps, async ({ tx, after }) => {
+    after.appsChanged();
     // Inserted first, with placeholders the same transaction replaces: sealed secrets are bound
     // to the app's id, which the insert makes.
     const inserted = await insertApp(tx, {
@@ -152,8 +153,6 @@ export async function createApp(
       clientSecret,
     };
   });
-  forgetApps(deps);
-  return created;
 }
 
 /** Reads one app; 404 when there is none of that name. */
@@ -184,8 +183,9 @@ export async function changeApp(
   appName: string,
   patch: UpdateAppInput,
 ): Promise<AppDetails> {
-  const result = await deps.sql.begin(async (tx) => {
+  return await inTransaction(deps, async ({ tx, after }) => {
     const { app, client } = await loadApp(tx, appName);
+    after.appsChanged();
     const authType = patch.authType ?? app.authType;
     const switched = authType !== app.authType;
     const consumerKey = authType === "signed_request"
@@ -256,29 +256,23 @@ export async function changeApp(
     if (patch.clientScopes) {
       await updateClientScopes(tx, client.id, patch.clientScopes);
       client.scopes = patch.clientScopes;
+      after.clientChanged(client.id);
     }
-    return {
-      client,
-      app: await details(deps, tx, origin, updated, client, [
-        ...(generated ? ["api_key" as const] : []),
-        ...(newCallbackSecret ? ["callback_secret" as const] : []),
-      ]),
-    };
+    return await details(deps, tx, origin, updated, client, [
+      ...(generated ? ["api_key" as const] : []),
+      ...(newCallbackSecret ? ["callback_secret" as const] : []),
+    ]);
   });
-  if (patch.clientScopes) deps.auth.forgetClient(result.client.id);
-  forgetApps(deps);
-  return result.app;
 }
 
 /** Deletes an app with its API client and tokens. */
 export async function removeApp(deps: Deps, appName: string): Promise<void> {
-  const clientDbId = await deps.sql.begin(async (tx) => {
+  await inTransaction(deps, async ({ tx, after }) => {
     const { app, client } = await loadApp(tx, appName);
     await deleteApp(tx, app.id);
-    return client.id;
+    after.appsChanged();
+    after.clientChanged(client.id);
   });
-  deps.auth.forgetClient(clientDbId);
-  forgetApps(deps);
 }
 
 /** Replaces an app's client secret (revoking its live tokens) and returns the new one. */
@@ -287,12 +281,13 @@ export async function rotateClientSecret(
   appName: string,
 ): Promise<{ clientId: string; clientSecret: string }> {
   const clientSecret = generateToken(40);
-  const client = await deps.sql.begin(async (tx) => {
+  // Its cached tokens are forgotten after the commit, so no request re-caches a token between
+  // the flush and the revocation.
+  const client = await inTransaction(deps, async ({ tx, after }) => {
     const { client } = await loadApp(tx, appName);
     await replaceClientSecret(tx, client.id, hashSecret(clientSecret));
+    after.clientChanged(client.id);
     return client;
   });
-  // After the commit, so no request re-caches a token between the flush and the revocation.
-  deps.auth.forgetClient(client.id);
   return { clientId: client.clientId, clientSecret };
 }

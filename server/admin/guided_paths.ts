@@ -1,4 +1,5 @@
 /** Guided paths: their categories and the paths themselves (deleting is soft). */
+import { inTransaction } from "../transaction.ts";
 import { withIsoTimes } from "../api/views.ts";
 import type { z } from "@hono/zod-openapi";
 import {
@@ -79,7 +80,7 @@ export async function renameCategoryByUid(
 
 /** Deletes an empty category; one that still has paths is a 409. */
 export async function removeCategory(deps: Deps, uid: string): Promise<void> {
-  await deps.sql.begin(async (tx) => {
+  await inTransaction(deps, async ({ tx }) => {
     if (!(await findCategory(tx, uid))) throw unknownCategory(uid);
     const count = await countLivePaths(tx, uid);
     if (count > 0) {

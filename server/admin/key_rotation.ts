@@ -9,7 +9,7 @@ import type { SigningField } from "../../db/queries/apps.ts";
 import { generateToken } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../http/errors.ts";
-import { forgetApps } from "../launch/app_cache.ts";
+import { inTransaction } from "../transaction.ts";
 
 export type { SigningField };
 
@@ -34,7 +34,7 @@ export async function rotateKey(
   field: SigningField,
   previousKeyValidSeconds = DEFAULT_OVERLAP_SECONDS,
 ): Promise<{ secret: string; previousKeyExpiresAt: Date | null }> {
-  const result = await deps.sql.begin(async (tx) => {
+  return await inTransaction(deps, async ({ tx, after }) => {
     const app = await findAppByName(tx, appName);
     if (!app) throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
     if (FIELD_OF_TYPE[app.authType] !== field) {
@@ -55,18 +55,17 @@ export async function rotateKey(
       sealed: await deps.secrets.encrypt(secret, secretContext(app.id, field)),
       previousExpiresAt: previousKeyExpiresAt,
     });
+    after.appsChanged();
     return { secret, previousKeyExpiresAt };
   });
-  forgetApps(deps);
-  return result;
 }
 
 /** Ends the overlap of the app's last rotation: only the current key verifies from now on. */
 export async function endKeyOverlap(deps: Deps, appName: string): Promise<void> {
-  await deps.sql.begin(async (tx) => {
+  await inTransaction(deps, async ({ tx, after }) => {
     const app = await findAppByName(tx, appName);
     if (!app) throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
     await dropPreviousKey(tx, app.id);
+    after.appsChanged();
   });
-  forgetApps(deps);
 }

@@ -1,4 +1,5 @@
 /** Users, teams and agents' portal passwords for the admin: the rules, over db/queries. */
+import { inTransaction } from "../transaction.ts";
 import { z } from "zod";
 import {
   adminUserById,
@@ -85,7 +86,7 @@ export async function saveProfile(deps: Deps, id: number, input: unknown): Promi
   if (!parsed.success) throw validationError(parsed.error.issues);
   const v = parsed.data;
   try {
-    await deps.sql.begin(async (tx) => {
+    await inTransaction(deps, async ({ tx }) => {
       const found = await updateUserProfile(tx, id, {
         email: v.email,
         firstName: v.firstName,
@@ -172,7 +173,7 @@ export async function setUserAccess(
       "You cannot disable your own account; another administrator can",
     );
   }
-  const loginsEnded = await deps.sql.begin(async (tx) => {
+  const loginsEnded = await inTransaction(deps, async ({ tx }) => {
     const admins = disabled ? await lockEnabledAdmins(tx) : [];
     if (admins.length === 1 && admins[0] === id) {
       throw new AppError(

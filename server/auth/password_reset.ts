@@ -6,6 +6,7 @@
  * password change (it is bound to the password hash it was issued for). Using it sets the new
  * password, ends every login of the account, signs it in and mails a notification.
  */
+import { inTransaction } from "../transaction.ts";
 import { enqueueMail } from "../../db/queries/mail_outbox.ts";
 import {
   insertReset,
@@ -104,7 +105,7 @@ async function requestOnce(
   const user = email && deps.mail ? await resetAccount(deps.sql, email, r.role) : null;
   if (!user) return { kind: "sent" };
   const minutes = deps.config.passwordResetTtlMinutes;
-  await deps.sql.begin(async (tx) => {
+  await inTransaction(deps, async ({ tx }) => {
     await insertReset(tx, {
       tokenHash,
       userId: user.id,
@@ -159,7 +160,7 @@ export async function resetPassword(
 ): Promise<ResetResult> {
   const tokenHash = sha256(r.token);
   const login = newLoginToken(r.loginHours);
-  const result = await deps.sql.begin(async (tx): Promise<ResetResult> => {
+  const result = await inTransaction(deps, async ({ tx }): Promise<ResetResult> => {
     const found = await liveReset(tx, tokenHash, r.role, true);
     if (!found || found.passwordFingerprint !== fingerprint(found.passwordHash)) {
       return { kind: "invalid_link" };

@@ -10,7 +10,7 @@ import {
 } from "../../db/queries/callback_events.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../http/errors.ts";
-import { eventsCommitted } from "./events.ts";
+import { inStatement } from "../transaction.ts";
 
 export type { DeliveryRow };
 
@@ -30,10 +30,14 @@ export async function redeliver(
 ): Promise<DeliveryRow> {
   const [row] = await listDeliveries(deps.sql, { appId, id, limit: 1 });
   if (!row) throw new AppError(404, "delivery_not_found", `Delivery ${id} not found`);
-  if (!(await requeueEvent(deps.sql, id))) {
+  const requeued = await inStatement(deps, async (w) => {
+    const done = await requeueEvent(w.tx, id);
+    w.after.callbackEventsWritten(done ? 1 : 0);
+    return done;
+  });
+  if (!requeued) {
     throw new AppError(409, "delivery_in_progress", `Delivery ${id} is being delivered now`);
   }
-  eventsCommitted();
   const [queued] = await listDeliveries(deps.sql, { appId, id, limit: 1 });
   return queued;
 }

@@ -1,42 +1,53 @@
 /**
- * The one function every session change goes through to emit callback events: the launch, the
- * portal's actions and the REST API call it inside their own transaction, so an event exists
- * exactly when its change committed. Whether it is written at all (the session has a referenceId,
- * its app has a callback URL and subscribes to the type) is decided in that same statement.
+ * The functions every writer emits callback events with (the launch emits its own inside
+ * launch_apply). They run in the writer's transaction, so an event exists exactly when its change
+ * committed, and they tell the write (server/transaction.ts), which wakes this service's delivery
+ * worker once it commits. Whether an event is written at all (the session has a referenceId, its
+ * app has a callback URL and subscribes to the type) is decided in that same statement; which
+ * events a session change emits is decided by the SQL function session_callback_types.
  */
-import type { Tx } from "../../db/mod.ts";
-import { insertSessionEvents } from "../../db/queries/callback_events.ts";
+import {
+  insertCallbackEvents,
+  insertSessionChangeEvents,
+  type SessionChangeFacts,
+} from "../../db/queries/callback_events.ts";
+import type { Write } from "../transaction.ts";
 import type { EventType } from "./contract.ts";
 
 /** One event: its type and the fields it adds to `data` (e.g. `pathUid`). */
-export interface SessionEvent {
+export interface CallbackEvent {
   type: Exclude<EventType, "ping">;
   extra?: Record<string, unknown>;
 }
 
-/** Local wake-ups of this process's delivery worker, called after a commit that emitted. */
-const listeners = new Set<() => void>();
-
-/** Registers a worker's wake-up; returns its removal. */
-export function onEventsEmitted(wake: () => void): () => void {
-  listeners.add(wake);
-  return () => listeners.delete(wake);
+/** Emits `events` for session `sessionId` in write `w`; returns how many were written. */
+export async function emitCallbackEvents(
+  w: Write,
+  sessionId: number,
+  events: CallbackEvent[],
+): Promise<number> {
+  const written = await insertCallbackEvents(w.tx, sessionId, events, new Date().toISOString());
+  w.after.callbackEventsWritten(written);
+  return written;
 }
 
 /**
- * Emits `events` for session `sessionId` in transaction `tx`. Call `eventsCommitted()` after the
- * transaction commits so this process's worker delivers them at once (other processes find them
- * at their next poll).
+ * Emits the callback events of a change to session `sessionId` (what it was and what it is now),
+ * each with `extra`, in write `w`; returns how many were written.
  */
-export async function emitSessionEvents(
-  tx: Tx,
+export async function emitChangeEvents(
+  w: Write,
   sessionId: number,
-  events: SessionEvent[],
+  change: SessionChangeFacts,
+  extra: Record<string, unknown>,
 ): Promise<number> {
-  return await insertSessionEvents(tx, sessionId, events, new Date().toISOString());
-}
-
-/** Wakes the delivery workers of this process. */
-export function eventsCommitted(): void {
-  for (const wake of listeners) wake();
+  const written = await insertSessionChangeEvents(
+    w.tx,
+    sessionId,
+    change,
+    extra,
+    new Date().toISOString(),
+  );
+  w.after.callbackEventsWritten(written);
+  return written;
 }

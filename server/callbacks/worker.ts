@@ -3,8 +3,8 @@
  * worker). It claims due events in batches with FOR UPDATE SKIP LOCKED, so any number of
  * processes share the outbox without two of them taking the same event; a claim is a lease, so an
  * event whose process died mid-delivery is taken again when its lease runs out. Between batches it
- * sleeps until this process emits an event or CALLBACK_POLL_MS passes (events emitted by other
- * processes are found by the poll).
+ * sleeps until its service commits a write that emitted an event (server/transaction.ts wakes
+ * it) or CALLBACK_POLL_MS passes (events emitted by other processes are found by the poll).
  */
 import {
   claimDueEvents,
@@ -16,7 +16,6 @@ import { log } from "../log.ts";
 import { PollingLoop } from "../background/polling_loop.ts";
 import { CLAIM_BATCH } from "./contract.ts";
 import { type Delivered, deliverEvent, type DeliveryContext } from "./delivery.ts";
-import { onEventsEmitted } from "./events.ts";
 
 /** How long a claim lasts: the attempt's deadline (3 × timeout) and a margin. */
 export function leaseMs(timeoutMs: number): number {
@@ -26,7 +25,6 @@ export function leaseMs(timeoutMs: number): number {
 /** Delivers the outbox. */
 export class DeliveryWorker {
   #loop: PollingLoop;
-  #unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly ctx: DeliveryContext,
@@ -37,14 +35,11 @@ export class DeliveryWorker {
 
   /** Starts the loop (idempotent). */
   start(): void {
-    this.#unsubscribe ??= onEventsEmitted(() => this.wake());
     this.#loop.start();
   }
 
   /** Stops claiming; resolves when the batch in flight is recorded. */
   async stop(): Promise<void> {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
     await this.#loop.stop();
   }
 

@@ -1,32 +1,46 @@
 /**
  * Apps by name for the launch endpoint, remembered for APP_CACHE_MS so a launch costs no app
- * lookup. Changes made in this process (create, update, rotate, delete) clear the cache at once;
- * other processes see them within APP_CACHE_MS.
+ * lookup. One cache per service (Deps.apps). Changes made by this service (create, update,
+ * rotate, delete) empty it once they commit (server/transaction.ts); other processes see them
+ * within APP_CACHE_MS.
  */
 import { findLaunchApp, type LaunchApp } from "../../db/queries/launch.ts";
-import type { Deps } from "../deps.ts";
+import type { Sql } from "../../db/mod.ts";
 
 /** How long an app (or its absence) is remembered. */
 export const APP_CACHE_MS = 5_000;
 const MAX_ENTRIES = 1_000;
 
-const caches = new WeakMap<Deps, Map<string, { row: LaunchApp | null; until: number }>>();
+/** The launch endpoint's apps by lower-cased name, with their absence remembered too. */
+export class AppCache {
+  #entries = new Map<string, { row: LaunchApp | null; until: number }>();
 
-/** The app named `appName` (case-insensitive), or null. */
-export async function cachedApp(deps: Deps, appName: string): Promise<LaunchApp | null> {
-  let cache = caches.get(deps);
-  if (!cache) caches.set(deps, cache = new Map());
-  const key = appName.toLowerCase();
-  const hit = cache.get(key);
-  const now = Date.now();
-  if (hit && hit.until > now) return hit.row;
-  const row = await findLaunchApp(deps.sql, appName);
-  cache.set(key, { row, until: now + APP_CACHE_MS });
-  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-  return row;
+  constructor(private readonly sql: Sql) {}
+
+  /** The app named `appName` (case-insensitive), or null. */
+  async get(appName: string): Promise<LaunchApp | null> {
+    const key = appName.toLowerCase();
+    const hit = this.#entries.get(key);
+    const now = Date.now();
+    if (hit && hit.until > now) return hit.row;
+    const row = await findLaunchApp(this.sql, appName);
+    this.#entries.set(key, { row, until: now + APP_CACHE_MS });
+    if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    return row;
+  }
+
+  /** Forgets every cached app (after any change to apps). */
+  clear(): void {
+    this.#entries.clear();
+  }
 }
 
-/** Forgets every cached app of this process (after any change to apps). */
-export function forgetApps(deps: Deps): void {
-  caches.get(deps)?.clear();
+/** The app named `appName` (case-insensitive) from the service's cache, or null. */
+export function cachedApp(deps: { apps: AppCache }, appName: string): Promise<LaunchApp | null> {
+  return deps.apps.get(appName);
+}
+
+/** Empties the service's app cache (tests; writers say `after.appsChanged()` instead). */
+export function forgetApps(deps: { apps: AppCache }): void {
+  deps.apps.clear();
 }

@@ -5,19 +5,14 @@
  * code and rolls back.
  */
 import { isUniqueViolation } from "../../db/errors.ts";
-import {
-  type AppliedLaunch,
-  applyLaunch,
-  type LaunchInput,
-  type LaunchLookups,
-} from "../../db/queries/launch.ts";
-import { type FreshnessOutcome, replayed } from "./freshness.ts";
+import { type AppliedLaunch, applyLaunch, type LaunchInput } from "../../db/queries/launch.ts";
+import type { FreshnessOutcome } from "./freshness.ts";
 import { newLoginToken } from "../auth/logins.ts";
 import { PORTAL_LOGIN_HOURS } from "../auth/cookies.ts";
 import type { Deps } from "../deps.ts";
-import { AppError, type FieldError } from "../http/errors.ts";
-import { eventsCommitted } from "../callbacks/events.ts";
 import type { LaunchPayload, LaunchWarning } from "./payload.ts";
+import { refusalError } from "./refusals.ts";
+import { inStatement } from "../transaction.ts";
 
 /** Where the launch comes from. */
 export interface LaunchMeta {
@@ -58,112 +53,20 @@ export interface LaunchPlan {
   assign: boolean;
 }
 
-const PARAMS = "context.environment.parameters";
-
-/** Checks what the lookups answer: settings, custom fields, session, catalog (spec §2.3 rule 1). */
-function checkLookups(p: LaunchPayload, found: LaunchLookups): void {
-  if (!found.externalSessionId || !found.externalCustomerId) {
-    const which = [
-      !found.externalSessionId ? "the external session id field (Session Data)" : "",
-      !found.externalCustomerId ? "the external customer id field (Consumer Data)" : "",
-    ].filter(Boolean).join(" and ");
-    throw new AppError(
-      409,
-      "field_disabled",
-      `Enable ${which} in the administrator's field settings: launches store referenceNumber ` +
-        "and contactId there",
-    );
-  }
-  if (p.session.id !== null && !found.session) {
-    throw new AppError(404, "session_not_found", `Session ${p.session.id} not found`);
-  }
-  const unknownFields = Object.keys(p.session.customFields).filter(
-    (name) => !found.knownCustomFields.includes(name),
-  );
-  if (unknownFields.length) {
-    throw new AppError(
-      400,
-      "unknown_custom_fields",
-      `Custom fields not configured: ${unknownFields.join(", ")}`,
-      unknownFields.map((name) => ({
-        path: `${PARAMS}.customFields.${name}`,
-        message: "not configured in the custom-fields setup",
-      })),
-    );
-  }
-  const errors: FieldError[] = [];
-  p.view.paths?.search.forEach((entry, i) => {
-    const live = entry.type === "category_uid"
-      ? found.liveCategories
-      : entry.type === "path_uid"
-      ? found.livePaths
-      : entry.type === "tag"
-      ? found.liveTags
-      : null;
-    if (!live) return;
-    entry.values.forEach((value, j) => {
-      if (!live.includes(value)) {
-        const what = entry.type === "category_uid"
-          ? "no such category (unknown or deleted)"
-          : entry.type === "path_uid"
-          ? "no such published path (unknown, deleted or unpublished)"
-          : "no published path has this tag";
-        errors.push({
-          path: `${PARAMS}.paths.search.${i}.search_values.${j}`,
-          message: `${value}: ${what}`,
-        });
-      }
-    });
-  });
-  if (errors.length) {
-    throw new AppError(
-      400,
-      "invalid_paths",
-      "Invalid or no longer valid guided-path search values",
-      errors,
-    );
-  }
-}
-
-/** The guided-path search values of one type that the launch names. */
-function searchValues(p: LaunchPayload, type: string): string[] {
-  return p.view.paths?.search.find((e) => e.type === type)?.values ?? [];
-}
-
-function refuseAdmin(email: string): never {
-  throw new AppError(
-    403,
-    "agent_is_admin",
-    `${email} belongs to an administrator of the portal; a launch can only log in agents. ` +
-      "Use an agent's e-mail and id in context.user",
-    [{ path: "context.user.email", message: "belongs to an administrator" }],
-  );
-}
-
-function refuseDisabled(email: string): never {
-  throw new AppError(
-    403,
-    "agent_disabled",
-    `The agent ${email} is disabled, so no launch can log them in. An administrator can enable ` +
-      "the agent again on the admin screens (Users) or with PATCH /api/v1/admin/users/{id}",
-    [{ path: "context.user", message: "names a disabled agent" }],
-  );
-}
-
 /**
- * The flow, step by step. The database work runs in ONE call of the SQL function launch_apply
- * (db/migrations/00013_launch_function.sql, whose steps carry the same numbers), so a launch costs
- * one round trip; every decision that answers the host is made here:
+ * The flow. The database work, and every decision, is ONE call of the SQL function launch_apply
+ * (db/functions/launch_apply.sql), so a launch costs one round trip and its rules live in one
+ * place; this function only builds its input and maps its answer:
  *
- * 1. Lookups: the replay key is stored (a used one refuses the launch: `replayed`), the named
- *    session is locked (only the app's own), and settings, custom fields and the catalog entries
- *    named are read; `checkLookups` says why they refuse a launch.
+ * 1. Lookups: the replay key is stored (a used one refuses the launch at once), the named session
+ *    is locked (only the app's own), settings, custom fields and the catalog entries named are
+ *    checked.
  * 2. The agent and the customer are found or created, resolving identity conflicts in the spec's
- *    order; an administrator or a disabled agent is refused (`refuseAdmin`, `refuseDisabled`).
+ *    order; an administrator's e-mail or a disabled agent is refused. Every refusal of steps 1
+ *    and 2 comes back as one list, which server/launch/refusals.ts words.
  * 3. The conflicts resolved become warnings, after the caller's and the payload's.
  * 4. The session (created and assigned, or updated), custom fields, devices, teams, the launch
- *    record, the portal login and the callback events (`session.created`; or `session.updated`,
- *    plus `session.assigned` when an open session moved to the agent).
+ *    record, the portal login and the callback events (session_callback_types).
  *
  * A refusal inside the function rolls all of it back; the dry run does everything and rolls back.
  */
@@ -180,9 +83,7 @@ async function applyFlow(
     appName: meta.appName,
     sessionId: p.session.id,
     replay: freshness.replay,
-    categoryUids: searchValues(p, "category_uid"),
-    pathUids: searchValues(p, "path_uid"),
-    tags: searchValues(p, "tag"),
+    pathSearch: p.view.paths?.search ?? [],
     agent: p.agent,
     customer: p.customer,
     session: {
@@ -192,6 +93,7 @@ async function applyFlow(
       assign: p.session.assign,
     },
     customFields: p.session.customFields,
+    customFieldNames: Object.keys(p.session.customFields),
     // Devices are added to a session; a repeated serial (same kind) updates that device.
     devices: p.session.devices,
     teams: p.agent.teams ?? [],
@@ -211,24 +113,17 @@ async function applyFlow(
   for (let attempt = 1;; attempt++) {
     let outcome;
     try {
-      outcome = await applyLaunch(deps.sql, input);
+      outcome = await inStatement(deps, async (w) => {
+        const out = await applyLaunch(w.tx, input);
+        if (out.kind === "done") w.after.callbackEventsWritten(out.applied.events);
+        return out;
+      });
     } catch (err) {
       if (!isUniqueViolation(err) || attempt === 3) throw err;
       continue;
     }
-    switch (outcome.kind) {
-      case "done":
-      case "dry_run":
-        return { applied: outcome.applied, dryRun: outcome.kind === "dry_run" };
-      case "refused_by_lookups":
-        if (!outcome.lookups.replayFresh) throw replayed();
-        checkLookups(p, outcome.lookups);
-        throw new Error("launch_apply refused lookups that checkLookups accepts");
-      case "refused_agent":
-        if (outcome.agent.admin || outcome.agent.emailOwnerIsAdmin) refuseAdmin(p.agent.email);
-        if (outcome.agent.disabled) refuseDisabled(p.agent.email);
-        throw new Error("launch_apply refused an agent that the flow accepts");
-    }
+    if (outcome.kind === "refused") throw refusalError(outcome.refusals);
+    return { applied: outcome.applied, dryRun: outcome.kind === "dry_run" };
   }
 }
 
@@ -240,7 +135,6 @@ export async function runLaunch(
 ): Promise<LaunchResult> {
   const login = newLoginToken(PORTAL_LOGIN_HOURS);
   const { applied } = await applyFlow(deps, p, meta, login, false);
-  if (applied.events) eventsCommitted();
   return {
     launchId: applied.launchId,
     sessionId: applied.sessionId,

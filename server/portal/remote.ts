@@ -6,7 +6,8 @@
  */
 import { insertSessionEvent, insertSessionEventOnce } from "../../db/queries/portal.ts";
 import type { Deps } from "../deps.ts";
-import { emitSessionEvents, eventsCommitted } from "../callbacks/events.ts";
+import { emitCallbackEvents } from "../callbacks/events.ts";
+import { inTransaction } from "../transaction.ts";
 
 /**
  * Records a remote connection request. With `again` every call records one (the Start Remote
@@ -16,7 +17,8 @@ export async function requestRemoteConnection(
   deps: Deps,
   r: { sessionId: number; agentId: number; launchId: number; again?: boolean },
 ): Promise<void> {
-  const emitted = await deps.sql.begin(async (tx) => {
+  await inTransaction(deps, async (w) => {
+    const tx = w.tx;
     if (r.again) {
       await insertSessionEvent(tx, {
         sessionId: r.sessionId,
@@ -31,12 +33,11 @@ export async function requestRemoteConnection(
         agentId: r.agentId,
         launchId: r.launchId,
       });
-      if (!first) return 0;
+      if (!first) return;
     }
-    return await emitSessionEvents(tx, r.sessionId, [{
+    await emitCallbackEvents(w, r.sessionId, [{
       type: "remote.requested",
       extra: { launchId: r.launchId },
     }]);
   });
-  if (emitted) eventsCommitted();
 }

@@ -4,10 +4,10 @@
  */
 import { insertSessionEvent } from "../../db/queries/portal.ts";
 import { applySessionChange, changeLookups } from "../../db/queries/sessions.ts";
-import type { Tx } from "../../db/mod.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import { emitSessionEvents, eventsCommitted, type SessionEvent } from "../callbacks/events.ts";
+import { emitChangeEvents } from "../callbacks/events.ts";
+import { inTransaction } from "../transaction.ts";
 
 /** A change; an absent key leaves that part as it is. */
 export interface SessionChange {
@@ -37,7 +37,8 @@ export async function changeSession(
   actor: ChangeActor,
 ): Promise<void> {
   const fields = change.customFields ?? {};
-  const emitted = await deps.sql.begin(async (tx: Tx) => {
+  await inTransaction(deps, async (w) => {
+    const tx = w.tx;
     const found = await changeLookups(tx, {
       sessionId: id,
       customFields: Object.keys(fields),
@@ -81,9 +82,7 @@ export async function changeSession(
       removeFields,
     });
     const before = found.session;
-    const events: SessionEvent[] = [];
     if (change.status !== undefined && change.status !== before.status) {
-      events.push({ type: change.status === "closed" ? "session.closed" : "session.reopened" });
       await insertSessionEvent(tx, {
         sessionId: id,
         kind: "status_changed",
@@ -92,7 +91,6 @@ export async function changeSession(
       });
     }
     if (change.assigneeId !== undefined && change.assigneeId !== before.assigneeId) {
-      events.push({ type: "session.assigned" });
       await insertSessionEvent(tx, {
         sessionId: id,
         kind: change.assigneeId !== null && change.assigneeId === actor.agentId
@@ -102,14 +100,12 @@ export async function changeSession(
         detail: { from: before.assigneeId, to: change.assigneeId, via: actor.via },
       });
     }
-    if (Object.keys(setFields).length || removeFields.length) {
-      events.push({ type: "session.updated" });
-    }
-    return await emitSessionEvents(
-      tx,
-      id,
-      events.map((e) => ({ ...e, extra: { via: actor.via } })),
-    );
+    await emitChangeEvents(w, id, {
+      statusFrom: before.status,
+      statusTo: change.status ?? before.status,
+      assigneeFrom: before.assigneeId,
+      assigneeTo: change.assigneeId === undefined ? before.assigneeId : change.assigneeId,
+      updated: Object.keys(setFields).length > 0 || removeFields.length > 0,
+    }, { via: actor.via });
   });
-  if (emitted) eventsCommitted();
 }
