@@ -63,18 +63,22 @@ export function withCrm(
   };
 }
 
-/** One fixture per backend, shared by the tests of the calling file. */
+/** One fixture per backend, shared by the tests of the calling file; `env` overrides settings. */
 export function callbackFixtures(
   backends: Backend[],
+  env: Record<string, string> = {},
 ): Map<Backend, () => Promise<CallbackFixture>> {
   return new Map(backends.map((backend) => [
     backend,
-    sharedFixture(() => startFixture(backend), (f) => f.svc.close()),
+    sharedFixture(() => startFixture(backend, env), (f) => f.svc.close()),
   ]));
 }
 
-async function startFixture(backend: Backend): Promise<CallbackFixture> {
-  const svc = await startTestService(backend, CALLBACK_ENV);
+async function startFixture(
+  backend: Backend,
+  env: Record<string, string>,
+): Promise<CallbackFixture> {
+  const svc = await startTestService(backend, { ...CALLBACK_ENV, ...env });
   const admin = await svc.adminToken();
   const f: CallbackFixture = {
     svc,
