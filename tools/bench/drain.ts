@@ -1,6 +1,6 @@
 /**
  * Callback delivery at volume: `count` events queued at once in the outbox (one per session of
- * the bench app, through emit_session_events as a launch writes them), drained by the running
+ * the bench app, through emit_callback_events as a launch writes them), drained by the running
  * service's delivery worker into the counting receiver. Answers the rate, whether every event
  * arrived exactly once and, given the server's pid, the CPU per delivered event.
  */
@@ -57,7 +57,7 @@ export async function drain(
   const [{ minId }] = await bench`select coalesce(max(id), 0)::bigint as "minId"
     from callback_events`;
   await bench`
-    select emit_session_events(id, '[{"type": "session.updated"}]'::jsonb, now()::text)
+    select emit_callback_events(id, '[{"type": "session.updated"}]'::jsonb, now()::text)
     from (select id from sessions where app_id = ${appId} order by id limit ${count}) s`;
   const cpuNow = async () =>
     serverPid ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")] : [];
