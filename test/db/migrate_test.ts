@@ -1,9 +1,19 @@
 import assert from "node:assert/strict";
-import { connect } from "../../db/mod.ts";
+import { connect, type Sql } from "../../db/mod.ts";
 import { functionHash, migrate, readFunctions, readMigrations } from "../../db/migrate.ts";
 import { backends, postgresBackend, TEST_DATABASE_URL } from "../helpers/db.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
+
+/** Every function of the schema with its definition as PostgreSQL prints it. */
+async function definitions(sql: Sql): Promise<{ name: string; def: string }[]> {
+  return [
+    ...await sql<{ name: string; def: string }[]>`
+    select p.proname as name, pg_get_functiondef(p.oid) as def from pg_proc p
+      join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = current_schema() and p.prokind = 'f' order by 1`,
+  ];
+}
 
 for (const backend of backends) {
   Deno.test({
@@ -86,21 +96,10 @@ for (const backend of backends) {
             files.map(async (f) => ({ name: f.name, sha256: await functionHash(f) })),
           ),
         );
-        // Applying a file again changes nothing when the database's body is the file's.
-        const definitions = () =>
-          db.sql<{ name: string; def: string }[]>`
-            select p.proname as name, pg_get_functiondef(p.oid) as def from pg_proc p
-              join pg_namespace n on n.oid = p.pronamespace
-            where n.nspname = current_schema() and p.prokind = 'f' order by 1`;
-        const before = await definitions();
-        await db.sql.begin(async (tx) => {
-          for (const f of files) await tx.unsafe(f.sql);
-          const after = await tx<{ name: string; def: string }[]>`
-            select p.proname as name, pg_get_functiondef(p.oid) as def from pg_proc p
-              join pg_namespace n on n.oid = p.pronamespace
-            where n.nspname = current_schema() and p.prokind = 'f' order by 1`;
-          assert.deepEqual([...after], [...before]);
-        });
+        // Applying the files again changes no definition when the database's are the files'.
+        const before = await definitions(db.sql);
+        for (const f of files) await db.sql.unsafe(f.sql);
+        assert.deepEqual(await definitions(db.sql), before);
         for (const f of files) {
           assert.match(
             f.sql,
