@@ -6,7 +6,7 @@
  * form (Accept: application/json) and prints the response.
  */
 import { signPayload } from "../server/launch/signed_request.ts";
-import { freshnessFields } from "../server/launch/contract.ts";
+import { freshnessFields, SIGNED_REQUEST_FIELD } from "../server/launch/contract.ts";
 
 const VALUED = new Set(["--key", "--post"]);
 
@@ -48,7 +48,7 @@ if (!postUrl) {
   const res = await fetch(postUrl, {
     method: "POST",
     headers: { Accept: "application/json" },
-    body: new URLSearchParams({ signed_request: signed }),
+    body: new URLSearchParams({ [SIGNED_REQUEST_FIELD]: signed }),
   });
   console.log(`HTTP ${res.status}`);
   console.log(await res.text());

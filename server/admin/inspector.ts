@@ -4,6 +4,7 @@
  * problem and shows the plan the launch would run (the dry run). It writes nothing.
  */
 import { repairSignedRequest } from "../launch/signed_request.ts";
+import { SIGNED_REQUEST_FIELD } from "../launch/contract.ts";
 import { findAppByName, listApps } from "../../db/queries/apps.ts";
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import type { Deps } from "../deps.ts";
@@ -144,7 +145,9 @@ export async function inspectSignedRequest(
   };
   const dot = value.indexOf(".");
   if (dot <= 0 || dot === value.length - 1) {
-    out.causes = ["A signed_request is <signature>.<encoded_payload>: this value has no '.'"];
+    out.causes = [
+      `A ${SIGNED_REQUEST_FIELD} is <signature>.<encoded_payload>: this value has no '.'`,
+    ];
     return out;
   }
   const encoded = value.slice(dot + 1).replaceAll(" ", "+");

@@ -1,6 +1,14 @@
-/** REST: /api/v1/customers and /api/v1/agents (read-only, scope sessions:read). */
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { agentById, customerById, listAgents, listCustomers } from "../../db/queries/people.ts";
+/** REST: /api/v1/customers and /api/v1/agents (read-only, scope sessions:read), one factory. */
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import {
+  agentById,
+  type AppScope,
+  customerById,
+  listAgents,
+  listCustomers,
+  type PeopleFilter,
+} from "../../db/queries/people.ts";
+import type { Sql } from "../../db/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
@@ -12,32 +20,59 @@ import { AgentSchema, CustomerSchema, IdParam, pageOf, PeopleQuery } from "./sch
 import { agentView, customerView } from "./views.ts";
 import { appScope } from "./app_scope.ts";
 
-/** Builds the customers sub-app. */
-export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
+/** What sets one people resource apart: its names, schema, queries and view. */
+export interface PeopleResource<Row extends { id: number }> {
+  /** One of them, lowercase: "customer" (the 404's code is `<one>_not_found`). */
+  one: string;
+  /** Several of them, lowercase: "customers". */
+  many: string;
+  /** One of them as a title: "Customer" (the 404's message, the page schema `<title>Page`). */
+  title: string;
+  /** The OpenAPI tag of its operations. */
+  tag: string;
+  /** The summary of its GET /{id}. */
+  readSummary: string;
+  /** The schema of one of them as the API shows it. */
+  schema: z.ZodType;
+  /** One of them in the caller's scope, or null. */
+  byId(sql: Sql, id: number, scope: AppScope): Promise<Row | null>;
+  /** A page of them, newest first. */
+  list(sql: Sql, filter: PeopleFilter, limit: number): Promise<Row[]>;
+  /** A row as the API shows it. */
+  view(row: Row): unknown;
+}
+
+/** Builds the sub-app of a people resource: GET /{id} (with an ETag) and GET / (a page). */
+export function peopleRoutes<Row extends { id: number }>(
+  deps: Deps,
+  resource: PeopleResource<Row>,
+): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const read = requireScope(deps.auth, "sessions:read");
-  const tags = ["Customers"];
+  const tags = [resource.tag];
 
   app.openapi(
     createRoute({
       method: "get",
       path: "/{id}",
       tags,
-      summary: "Read a customer",
+      summary: resource.readSummary,
       security: security("sessions:read"),
       middleware: [read] as const,
       request: { params: IdParam },
       responses: {
-        200: jsonResponse(CustomerSchema, "The customer"),
+        200: jsonResponse(resource.schema, `The ${resource.one}`),
         304: { description: "Not modified (If-None-Match matched the ETag)" },
         ...errorResponses("sessions:read"),
       },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const row = await customerById(deps.sql, id, await appScope(deps, c));
-      if (!row) throw new AppError(404, "customer_not_found", `Customer ${id} not found`);
-      return jsonWithEtag(c, customerView(row));
+      const row = await resource.byId(deps.sql, id, await appScope(deps, c));
+      if (!row) {
+        throw new AppError(404, `${resource.one}_not_found`, `${resource.title} ${id} not found`);
+      }
+      return jsonWithEtag(c, resource.view(row));
     },
   );
 
@@ -46,84 +81,59 @@ export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/",
       tags,
-      summary: "Find customers by e-mail or external id, newest first",
+      summary: `Find ${resource.many} by e-mail or external id, newest first`,
       security: security("sessions:read"),
       middleware: [read] as const,
       request: { query: PeopleQuery },
       responses: {
-        200: jsonResponse(pageOf(CustomerSchema, "CustomerPage"), "A page of customers"),
+        200: jsonResponse(
+          pageOf(resource.schema, `${resource.title}Page`),
+          `A page of ${resource.many}`,
+        ),
         ...errorResponses("sessions:read", false),
       },
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const rows = await listCustomers(deps.sql, {
+      const rows = await resource.list(deps.sql, {
         email: q.email,
         externalId: q.externalId,
         beforeId: decodeCursor(q.cursor),
         scope: await appScope(deps, c),
       }, q.limit + 1);
       c.header("Cache-Control", "no-store");
-      return c.json(page(rows, q.limit, customerView), 200);
+      return c.json(page(rows, q.limit, resource.view), 200);
     },
   );
   return app;
 }
 
+/** Builds the customers sub-app. */
+export function customerRoutes(deps: Deps): OpenAPIHono<AppEnv> {
+  return peopleRoutes(deps, {
+    one: "customer",
+    many: "customers",
+    title: "Customer",
+    tag: "Customers",
+    readSummary: "Read a customer",
+    schema: CustomerSchema,
+    byId: customerById,
+    list: listCustomers,
+    view: customerView,
+  });
+}
+
 /** Builds the agents sub-app. */
 export function agentRoutes(deps: Deps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const read = requireScope(deps.auth, "sessions:read");
-  const tags = ["Agents"];
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/{id}",
-      tags,
-      summary: "Read an agent with its teams",
-      security: security("sessions:read"),
-      middleware: [read] as const,
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse(AgentSchema, "The agent"),
-        304: { description: "Not modified (If-None-Match matched the ETag)" },
-        ...errorResponses("sessions:read"),
-      },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const row = await agentById(deps.sql, id, await appScope(deps, c));
-      if (!row) throw new AppError(404, "agent_not_found", `Agent ${id} not found`);
-      return jsonWithEtag(c, agentView(row));
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/",
-      tags,
-      summary: "Find agents by e-mail or external id, newest first",
-      security: security("sessions:read"),
-      middleware: [read] as const,
-      request: { query: PeopleQuery },
-      responses: {
-        200: jsonResponse(pageOf(AgentSchema, "AgentPage"), "A page of agents"),
-        ...errorResponses("sessions:read", false),
-      },
-    }),
-    async (c) => {
-      const q = c.req.valid("query");
-      const rows = await listAgents(deps.sql, {
-        email: q.email,
-        externalId: q.externalId,
-        beforeId: decodeCursor(q.cursor),
-        scope: await appScope(deps, c),
-      }, q.limit + 1);
-      c.header("Cache-Control", "no-store");
-      return c.json(page(rows, q.limit, agentView), 200);
-    },
-  );
-  return app;
+  return peopleRoutes(deps, {
+    one: "agent",
+    many: "agents",
+    title: "Agent",
+    tag: "Agents",
+    readSummary: "Read an agent with its teams",
+    schema: AgentSchema,
+    byId: agentById,
+    list: listAgents,
+    view: agentView,
+  });
 }

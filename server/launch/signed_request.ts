@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { decodeBase64 } from "../crypto/base64.ts";
 import { AppError } from "../http/errors.ts";
 
-import { ALGORITHM, PAYLOAD_LIMITS } from "./contract.ts";
+import { ALGORITHM, PAYLOAD_LIMITS, SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
 
 /** A verified request: the payload text as decoded, its parsed JSON, and any transport repair. */
@@ -24,7 +24,7 @@ export interface VerifiedRequest {
 
 /** The warning a repaired signed_request carries. */
 export interface RepairWarning extends LaunchWarning {
-  path: "signed_request";
+  path: typeof SIGNED_REQUEST_FIELD;
   code: "signed_request_repaired";
   message: string;
   repairs: ("spaces_to_plus" | "line_breaks_removed")[];
@@ -61,9 +61,9 @@ export function repairSignedRequest(raw: string): { value: string; warning: Repa
   return {
     value,
     warning: {
-      path: "signed_request",
+      path: SIGNED_REQUEST_FIELD,
       code: "signed_request_repaired",
-      message: `signed_request was repaired before verifying: ${what}`,
+      message: `${SIGNED_REQUEST_FIELD} was repaired before verifying: ${what}`,
       repairs,
     },
   };
@@ -104,7 +104,11 @@ export function verifySignedRequest(
   keys: string[],
 ): VerifiedRequest {
   if (given === undefined || given.trim() === "") {
-    throw new AppError(400, "missing_signed_request", "The form field signed_request is required");
+    throw new AppError(
+      400,
+      "missing_signed_request",
+      `The form field ${SIGNED_REQUEST_FIELD} is required`,
+    );
   }
   const { value: raw, warning: repaired } = repairSignedRequest(given);
   const dot = raw.indexOf(".");
@@ -112,7 +116,7 @@ export function verifySignedRequest(
     throw new AppError(
       400,
       "malformed_signed_request",
-      "signed_request must be <signature>.<encoded_payload>",
+      `${SIGNED_REQUEST_FIELD} must be <signature>.<encoded_payload>`,
     );
   }
   // Every key is tried (no early exit), so the time taken does not say which one matched.

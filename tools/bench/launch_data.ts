@@ -5,6 +5,7 @@
  */
 import type postgres from "postgres";
 import { signPayload } from "../../server/launch/signed_request.ts";
+import { SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 
 /** Sizes of the loaded data. */
 export const DATA = { agents: 10_000, customers: 50_000, sessions: 100_000 };
@@ -93,7 +94,7 @@ export async function signLaunches(
       },
     };
     bodies.push(new URLSearchParams({
-      signed_request: await signPayload(JSON.stringify(payload), apiKey),
+      [SIGNED_REQUEST_FIELD]: await signPayload(JSON.stringify(payload), apiKey),
     }).toString());
   }
   return bodies;

@@ -11,7 +11,7 @@
 import postgres from "postgres";
 import { connect } from "../../db/mod.ts";
 import { loadConfig } from "../../server/config.ts";
-import { freshnessFields } from "../../server/launch/contract.ts";
+import { freshnessFields, SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 import { signPayload } from "../../server/launch/signed_request.ts";
 import { startService } from "../../server/service.ts";
 
@@ -107,7 +107,7 @@ try {
       },
     };
     const body = new URLSearchParams({
-      signed_request: await signPayload(JSON.stringify(payload), keys[policy]),
+      [SIGNED_REQUEST_FIELD]: await signPayload(JSON.stringify(payload), keys[policy]),
     });
     const before = queries;
     const started = performance.now();

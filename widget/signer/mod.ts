@@ -12,6 +12,7 @@ import {
   ALGORITHM,
   freshnessFields,
   launchUrl,
+  SIGNED_REQUEST_FIELD,
   validateUrl,
 } from "../../server/launch/contract.ts";
 import { signPayload } from "../../server/crypto/hmac.ts";
@@ -115,7 +116,7 @@ async function portalCheck(
     res = await (options.fetch ?? fetch)(validateUrl(options.portalUrl, options.appName), {
       method: "POST",
       headers: { Accept: "application/json" },
-      body: new URLSearchParams({ signed_request: signedRequest }),
+      body: new URLSearchParams({ [SIGNED_REQUEST_FIELD]: signedRequest }),
     });
   } catch (err) {
     return json({ message: `The portal's dry run could not be reached: ${err}`, errors: [] }, 502);

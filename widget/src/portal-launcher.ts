@@ -7,7 +7,7 @@
 import { html, LitElement, nothing, type PropertyValues } from "lit";
 import { keyed } from "lit/directives/keyed.js";
 import { launcherStyles } from "./styles.ts";
-import { MESSAGE_TYPES } from "../../server/launch/contract.ts";
+import { MESSAGE_TYPES, SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 import {
   COOKIES_BLOCKED,
   readHostMessage,
@@ -295,7 +295,7 @@ export class PortalLauncher extends LitElement {
       );
       if (this.validate) {
         this.status = "validating";
-        const body = new URLSearchParams({ signed_request: signed.signedRequest });
+        const body = new URLSearchParams({ [SIGNED_REQUEST_FIELD]: signed.signedRequest });
         await readValidateResponse(
           await fetch(`${signed.action}/validate`, { method: "POST", body }).catch((err) => {
             throw failure(0, "portal_unreachable", `Cannot reach the portal: ${err.message}`);
@@ -335,7 +335,7 @@ export class PortalLauncher extends LitElement {
     form.style.display = "none";
     const field = document.createElement("input");
     field.type = "hidden";
-    field.name = "signed_request";
+    field.name = SIGNED_REQUEST_FIELD;
     field.value = signedRequest;
     form.append(field);
     // The form lives in the element's shadow root, so the iframe's name resolves next to it.

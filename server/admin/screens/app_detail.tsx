@@ -6,6 +6,7 @@ import { endKeyOverlap, rotateKey } from "../key_rotation.ts";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
+import { SIGNED_REQUEST_FIELD } from "../../launch/contract.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
 import { appByName, type AppDetails, changeApp, removeApp, rotateClientSecret } from "../apps.ts";
 import { adminContext, type ScreenEnv, str } from "./form_helpers.ts";
@@ -167,7 +168,7 @@ export function AppDetail(
       <h2>JSON template</h2>
       <p>
         Build this payload (spec §2.2), sign it with the API key and POST it as{" "}
-        <code>signed_request</code> to the launch URL.
+        <code>{SIGNED_REQUEST_FIELD}</code> to the launch URL.
       </p>
       <pre id="template" tabindex={0} aria-label="JSON template" data-testid="template">
         {template}

@@ -2,6 +2,7 @@
 import { type Context, Hono } from "hono";
 import { listApps } from "../../../db/queries/apps.ts";
 import type { Deps } from "../../deps.ts";
+import { SIGNED_REQUEST_FIELD } from "../../launch/contract.ts";
 import { type Inspection, inspectSignedRequest } from "../inspector.ts";
 import { adminContext, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
 import { adminPage, Banner, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
@@ -101,7 +102,7 @@ export function inspectorScreens(deps: Deps): Hono<ScreenEnv> {
         "Signed-request inspector",
         <>
           <p>
-            Paste a <code>signed_request</code>{" "}
+            Paste a <code>{SIGNED_REQUEST_FIELD}</code>{" "}
             and choose its app: the inspector decodes it, checks the signature, names the likely
             cause of a mismatch, lists every validation problem and shows the plan the launch would
             run. It writes nothing.
@@ -120,7 +121,7 @@ export function inspectorScreens(deps: Deps): Hono<ScreenEnv> {
             />
             <Field
               name="signedRequest"
-              label="signed_request"
+              label={SIGNED_REQUEST_FIELD}
               value={state.value}
               errors={state.errors}
               textarea
@@ -149,7 +150,7 @@ export function inspectorScreens(deps: Deps): Hono<ScreenEnv> {
       return inspectorPage(c, {
         appName,
         value,
-        errors: { signedRequest: "required: paste the signed_request value" },
+        errors: { signedRequest: `required: paste the ${SIGNED_REQUEST_FIELD} value` },
         result: null,
       }, 400);
     }
