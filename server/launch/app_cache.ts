@@ -35,11 +35,6 @@ export class AppCache {
   }
 }
 
-/** The app named `appName` (case-insensitive) from the service's cache, or null. */
-export function cachedApp(deps: { apps: AppCache }, appName: string): Promise<LaunchApp | null> {
-  return deps.apps.get(appName);
-}
-
 /** Empties the service's app cache (tests; writers say `after.appsChanged()` instead). */
 export function forgetApps(deps: { apps: AppCache }): void {
   deps.apps.clear();

@@ -3,7 +3,6 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { Context } from "hono";
 import { limitBody } from "../http/body_limit.ts";
-import { cachedApp } from "./app_cache.ts";
 import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
@@ -110,7 +109,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
   // The dry run may be called from the app's own pages: CORS for its allowed frame ancestors.
   const dryRunCors = cors({
     origin: async (origin, c) => {
-      const row = origin ? await cachedApp(deps, c.req.param("app_name") ?? "") : null;
+      const row = origin ? await deps.apps.get(c.req.param("app_name") ?? "") : null;
       return row && originAllowed(origin, row.frameAncestors) ? origin : null;
     },
     allowMethods: ["POST"],

@@ -22,7 +22,6 @@ import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
-import { cachedApp } from "./app_cache.ts";
 import { SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { errorPage } from "./error_page.tsx";
 import type { FreshnessOutcome } from "./freshness.ts";
@@ -50,7 +49,7 @@ export function limitFailures(
 
 /** Step: the enabled app named `appName`; 404 `app_not_found` for a missing or disabled one. */
 export async function findApp(deps: Deps, appName: string): Promise<LaunchApp> {
-  const app = await cachedApp(deps, appName);
+  const app = await deps.apps.get(appName);
   if (!app || !app.enabled) {
     throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
   }
