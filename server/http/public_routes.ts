@@ -1,8 +1,8 @@
 /**
- * The routes anyone may call without a login: the one list access checks read. The portal and the
- * admin screens refuse every other request without a login before any handler runs
- * (server/http/access.ts); everything else mounted (the REST API, /internal) answers 401 without
- * its own credential. test/server/http/access_walk_test.ts walks every registered route without a
+ * The routes anyone may call without a login: the one list access checks read. The portal's guard
+ * (server/portal/guard.ts) and the admin screens' guard (server/admin/screens/routes.tsx) refuse
+ * every other request without a login before any handler runs (server/http/access.ts); everything
+ * else mounted (the REST API, /internal) answers 401 without its own credential. test/server/http/access_walk_test.ts walks every registered route without a
  * cookie or token and fails on a route that answers anything else and is not on this list.
  * Paths use Hono's route syntax; a param without a pattern matches one path segment.
  */
