@@ -11,6 +11,7 @@ import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
+import { portalAccess } from "./portal/guard.ts";
 import { warmPage } from "./assets/warm_page.ts";
 import { WARM_UP_ROUTE } from "./launch/contract.ts";
 import { backupRoute } from "./ops/backup_route.ts";
@@ -57,6 +58,10 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   });
   app.use("*", securityHeaders(deps.config.publicUrl));
   app.use("*", completePagePolicy());
+  // Access fails closed: before any portal route, the portal's guard refuses every request
+  // without a login unless server/http/public_routes.ts lists its route (the admin screens'
+  // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).
+  app.use(`${deps.config.portalPrefix}/*`, portalAccess(deps));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {

@@ -9,7 +9,7 @@ export interface AppEnv {
     token: TokenInfo;
     /** The CSP nonce of this request's inline code, when a page made one (page_policy.ts). */
     cspNonce?: string;
-    /** The portal agent of this request's login cookie, looked up once (portal/auth.ts). */
-    portalAgent?: Promise<Login | null>;
+    /** The signed-in portal agent, set by the portal's guard (portal/guard.ts). */
+    agent?: Login;
   };
 }

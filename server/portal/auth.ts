@@ -1,6 +1,7 @@
 /**
  * Who is looking at the portal: the login cookie (set by a launch or by the password sign-in) and
- * the per-login CSRF token of the portal's forms.
+ * the per-login CSRF token of the portal's forms. The guard that refuses a portal request without
+ * a login is guard.ts.
  */
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
@@ -11,23 +12,12 @@ import { PORTAL_COOKIE } from "../auth/cookies.ts";
 /** The signed-in agent and the CSRF token of its login. */
 export type PortalAgent = Login;
 
-/**
- * The agent of the request's login cookie, or null. Looked up once per request: the reach check
- * and the page's handler share the answer instead of reading the login twice.
- */
-export function currentAgent(deps: Deps, c: Context<AppEnv>): Promise<PortalAgent | null> {
-  let agent = c.get("portalAgent");
-  if (!agent) {
-    agent = loginOfCookie(deps, c, PORTAL_COOKIE, "csrf");
-    c.set("portalAgent", agent);
-  }
-  return agent;
+/** The env of the portal's signed-in routes: the guard has set `agent`. */
+export interface PortalEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { agent: PortalAgent };
 }
 
-/** A local path to return to after signing in, or the fallback. */
-export function safeNext(prefix: string, next: unknown, fallback: string): string {
-  if (typeof next !== "string") return fallback;
-  const ok = next.startsWith(`${prefix}/`) && !next.startsWith("//") && !next.includes("\\") &&
-    !/[\r\n]/.test(next);
-  return ok ? next : fallback;
+/** The agent of the request's login cookie, or null. */
+export function currentAgent(deps: Deps, c: Context<AppEnv>): Promise<PortalAgent | null> {
+  return loginOfCookie(deps, c, PORTAL_COOKIE, "csrf");
 }

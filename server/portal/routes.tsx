@@ -1,12 +1,12 @@
 /**
  * The agent portal, mounted at PORTAL_PREFIX: the session screen a launch lands on, its actions,
- * the path runner and the agent's sessions (sign-in: sign_in_routes.tsx).
+ * the path runner and the agent's sessions (sign-in: sign_in_routes.tsx). Every route here runs
+ * after the portal's guard (guard.ts), so `c.get("agent")` is always a signed-in agent.
  */
 import { type Context, Hono } from "hono";
 import { portalPageMiddleware } from "./page_headers.ts";
 import {
   agentReachesSession,
-  freshLaunchOrigins,
   insertSessionEvent,
   publishedPaths,
   recentPathUids,
@@ -17,18 +17,15 @@ import {
 import { sessionById } from "../../db/queries/sessions.ts";
 import { csrfMatches } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
-import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
-import { clearPortalCookie, hasPortalCookie } from "../auth/cookies.ts";
-import { cookiesBlockedPage } from "../launch/error_page.tsx";
-import { cspNonce } from "../http/page_policy.ts";
+import { clearPortalCookie } from "../auth/cookies.ts";
 import { deleteLogin } from "../../db/queries/logins.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { changeSession } from "../sessions/changes.ts";
 import { SESSION_CHANGES, type SessionChange } from "../launch/host_messages.ts";
-import { currentAgent, type PortalAgent } from "./auth.ts";
+import type { PortalAgent, PortalEnv } from "./auth.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
   messagePage,
@@ -45,25 +42,20 @@ import { defaultView, launchParam, portalUrl, resolveView, type ScreenView } fro
 const SESSION_PATH = "/sessions/:id{[1-9][0-9]{0,14}}";
 const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}";
 
-/** Portal routes, mounted at PORTAL_PREFIX. */
-/** How long after a launch a cookie-less request of its session means blocked cookies. */
-export const COOKIE_CHECK_SECONDS = 120;
-
-export function portalRoutes(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/** Portal routes, mounted at PORTAL_PREFIX behind the portal's guard. */
+export function portalRoutes(deps: Deps): Hono<PortalEnv> {
+  const app = new Hono<PortalEnv>();
   const prefix = deps.config.portalPrefix;
 
   app.use("*", ...portalPageMiddleware);
 
   // An agent reaches only the sessions it works on (assignee, put there by a launch, or a team
   // mate of the assignee); any other session is 404, the same answer as a missing one.
-  const onlyReachable = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-    const agent = await currentAgent(deps, c);
-    if (agent) {
-      const sessionId = Number(c.req.param("id"));
-      if (!(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId }))) {
-        return message(c, agent, 404, "notFound");
-      }
+  const onlyReachable = async (c: Context<PortalEnv>, next: () => Promise<void>) => {
+    const agent = c.get("agent");
+    const sessionId = Number(c.req.param("id"));
+    if (!(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId }))) {
+      return message(c, agent, 404, "notFound");
     }
     await next();
   };
@@ -71,49 +63,20 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   app.use(`${SESSION_PATH}/*`, onlyReachable);
 
   app.post("/logout", async (c) => {
-    const agent = await currentAgent(deps, c);
-    if (agent) {
-      const form = await c.req.parseBody();
-      if (!csrfMatches(agent, form.csrf)) return message(c, agent, 403, "expired");
-      await deleteLogin(deps.sql, agent.tokenHash);
-    }
+    const agent = c.get("agent");
+    const form = await c.req.parseBody();
+    if (!csrfMatches(agent, form.csrf)) return message(c, agent, 403, "expired");
+    await deleteLogin(deps.sql, agent.tokenHash);
     clearPortalCookie(c, prefix);
     return c.redirect(`${prefix}/login`, 303);
   });
-
-  /**
-   * The signed-in agent, or a redirect to the sign-in page that comes back here. A session page
-   * requested without any login cookie moments after its launch means the browser refused the
-   * cookie the launch set (third-party cookies blocked in a frame): the answer is then a page
-   * that tells the agent and the host page (`cookies_blocked`), not a sign-in form in the frame.
-   */
-  async function agentOr(c: Context<AppEnv>): Promise<PortalAgent | Response> {
-    const agent = await currentAgent(deps, c);
-    if (agent) return agent;
-    const launchId = launchParam(c.req.query("launch"));
-    const sessionId = Number(c.req.param("id"));
-    if (launchId && Number.isSafeInteger(sessionId) && !hasPortalCookie(c)) {
-      const origins = await freshLaunchOrigins(deps.sql, {
-        launchId,
-        sessionId,
-        seconds: COOKIE_CHECK_SECONDS,
-      });
-      if (origins) {
-        c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-        return c.html(cookiesBlockedPage(origins, cspNonce(c)), 401);
-      }
-    }
-    const url = new URL(c.req.url);
-    const back = c.req.method === "GET" ? url.pathname + url.search : `${prefix}/sessions`;
-    return c.redirect(`${prefix}/login?next=${encodeURIComponent(back)}`, 303);
-  }
 
   function pageContext(agent: PortalAgent, view: ScreenView): PageContext {
     const language = portalLanguage(view.language);
     return { t: translator(language), language, prefix, agent, view };
   }
 
-  function sessionIdOf(c: Context<AppEnv>): number {
+  function sessionIdOf(c: Context<PortalEnv>): number {
     return Number(c.req.param("id"));
   }
 
@@ -123,7 +86,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
 
   /** A message page in the agent's language. */
   function message(
-    c: Context<AppEnv>,
+    c: Context<PortalEnv>,
     agent: PortalAgent | null,
     status: 400 | 403 | 404 | 409 | 429,
     key: StringKey,
@@ -134,7 +97,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   }
 
   /** Renders the session screen. */
-  async function screen(c: Context<AppEnv>, agent: PortalAgent, notice: StringKey | null) {
+  async function screen(c: Context<PortalEnv>, agent: PortalAgent, notice: StringKey | null) {
     const asked = c.req.query("change");
     const change = SESSION_CHANGES.includes(asked as SessionChange) ? asked! : null;
     const id = sessionIdOf(c);
@@ -190,8 +153,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   }
 
   app.get(SESSION_PATH, async (c) => {
-    const agent = await agentOr(c);
-    if (agent instanceof Response) return agent;
+    const agent = c.get("agent");
     const done = c.req.query("done");
     const notices: Record<string, StringKey> = {
       visual: "visualSupportStarted",
@@ -201,9 +163,8 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   });
 
   /** Reads a posted portal form: the agent, the CSRF check and the launch's view. */
-  async function postedForm(c: Context<AppEnv>) {
-    const agent = await currentAgent(deps, c);
-    if (!agent) throw new AppError(401, "login_required", "Sign in again");
+  async function postedForm(c: Context<PortalEnv>) {
+    const agent = c.get("agent");
     const form = await c.req.parseBody();
     if (!csrfMatches(agent, form.csrf)) {
       return { refusal: message(c, agent, 403, "expired") };
@@ -213,7 +174,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     return { agent, form, id, view };
   }
 
-  function backToScreen(c: Context<AppEnv>, id: number, view: ScreenView, extra = {}) {
+  function backToScreen(c: Context<PortalEnv>, id: number, view: ScreenView, extra = {}) {
     return c.redirect(portalUrl(prefix, `/sessions/${id}`, view.launchId, extra), 303);
   }
 
@@ -226,11 +187,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
     ) => Promise<Record<string, string> | void>,
   ) {
     app.post(`${SESSION_PATH}${path}`, async (c) => {
-      const posted = await postedForm(c).catch((err) => {
-        if (err instanceof AppError && err.status === 401) return null;
-        throw err;
-      });
-      if (!posted) return c.redirect(`${prefix}/login`, 303);
+      const posted = await postedForm(c);
       if ("refusal" in posted) return posted.refusal!;
       if (!allowed(posted.view)) return message(c, posted.agent, 403, "refused");
       try {
@@ -296,8 +253,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   });
 
   app.get(`${SESSION_PATH}/remote`, async (c) => {
-    const agent = await agentOr(c);
-    if (agent instanceof Response) return agent;
+    const agent = c.get("agent");
     const id = sessionIdOf(c);
     const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
@@ -305,8 +261,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   });
 
   app.get(`${SESSION_PATH}/paths/${PATH_UID}`, async (c) => {
-    const agent = await agentOr(c);
-    if (agent instanceof Response) return agent;
+    const agent = c.get("agent");
     const id = sessionIdOf(c);
     const view = await resolveView(deps, agent);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
@@ -342,8 +297,7 @@ export function portalRoutes(deps: Deps): Hono<AppEnv> {
   });
 
   app.get("/sessions", async (c) => {
-    const agent = await agentOr(c);
-    if (agent instanceof Response) return agent;
+    const agent = c.get("agent");
     const view = defaultView(agent);
     return c.html(
       sessionsPage(pageContext(agent, view), await sessionsOfAgent(deps.sql, agent.userId, 200)),

@@ -11,7 +11,7 @@ import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
 import { issueSignInToken } from "../auth/sign_in_token.ts";
 import { postedSignIn } from "../auth/sign_in_form.ts";
 import { contentLanguage } from "../launch/contract.ts";
-import { safeNext } from "./auth.ts";
+import { safeNext } from "../http/access.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import { loginPage } from "./pages.tsx";
 import { portalPageMiddleware } from "./page_headers.ts";

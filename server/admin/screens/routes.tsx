@@ -2,13 +2,21 @@
  * The administrators' screens under /admin: sign-in, then apps, field settings, custom fields,
  * guided paths, users, teams, the launch log and the signed-request inspector, each group a
  * sub-app of its own file. Server-rendered forms that work without JavaScript; every POST carries
- * the session's CSRF token.
+ * the session's CSRF token. Access fails closed: the guard below runs before every route and
+ * refuses a request without an administrator's login unless server/http/public_routes.ts lists it.
  */
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { limitBody } from "../../http/body_limit.ts";
 import { deleteLogin } from "../../../db/queries/logins.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../http/errors.ts";
+import {
+  pageToComeBackTo,
+  refuseSignedOut,
+  safeNext,
+  type SignInPlace,
+} from "../../http/access.ts";
+import { publicMatcher, publicRoutes } from "../../http/public_routes.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
 import { issueSignInToken, SIGN_IN_TOKEN } from "../../auth/sign_in_token.ts";
 import { postedSignIn } from "../../auth/sign_in_form.ts";
@@ -35,10 +43,52 @@ export const ADMIN_LOGIN_LIMITS = { perAccount: 5, perAddress: 20 };
 /** The failed admin sign-in window. */
 export const ADMIN_LOGIN_WINDOW_MS = 15 * 60_000;
 
-function safeNext(next: unknown): string {
-  return typeof next === "string" && /^\/admin(\/[A-Za-z0-9/_.?=&%-]*)?$/.test(next)
-    ? next
-    : "/admin/apps";
+/** Where administrators sign in. */
+const ADMIN_SIGN_IN: SignInPlace = {
+  prefix: "/admin",
+  login: "/admin/login",
+  fallback: "/admin/apps",
+  message: "Sign in as an administrator first",
+};
+
+/** A safe page under /admin to land on after signing in. */
+function nextPage(next: unknown): string {
+  return safeNext(ADMIN_SIGN_IN.prefix, next, ADMIN_SIGN_IN.fallback);
+}
+
+/**
+ * The admin screens' guard: a route on the public list passes; anything else needs an
+ * administrator's login (stored as `admin`) and, on a POST, the login's CSRF token (the parsed
+ * form is stored as `form`). Without a login: sign-in (a page) or 401 JSON.
+ */
+function adminAccess(deps: Deps): MiddlewareHandler<ScreenEnv> {
+  const isPublic = publicMatcher(publicRoutes(deps.config.portalPrefix));
+  return async (c, next) => {
+    if (isPublic(c.req.method, c.req.path)) return await next();
+    const admin = await currentAdmin(deps, c);
+    if (!admin) {
+      return refuseSignedOut(c, ADMIN_SIGN_IN, pageToComeBackTo(c, ADMIN_SIGN_IN.fallback));
+    }
+    c.set("admin", admin);
+    if (c.req.method === "POST") {
+      const form = await c.req.parseBody({ all: true });
+      if (!csrfMatches(admin, form.csrf)) {
+        return c.html(
+          adminPage(
+            null,
+            "Form expired",
+            <p class="alert" role="alert">
+              This form is no longer valid (missing or wrong CSRF token). Go back, reload the page
+              and try again.
+            </p>,
+          ),
+          403,
+        );
+      }
+      c.set("form", form);
+    }
+    await next();
+  };
 }
 
 /** The /admin sub-app. */
@@ -55,6 +105,8 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     c.header("Content-Security-Policy", "frame-ancestors 'none'");
   });
   app.use("*", limitBody(256));
+  // Before every route: everything not on the public list needs an administrator.
+  app.use("*", adminAccess(deps));
 
   const loginPage = (
     c: Context,
@@ -101,12 +153,12 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   app.get(
     "/login",
     (c) =>
-      loginPage(c, { next: safeNext(c.req.query("next")), email: "", errors: {}, error: null }),
+      loginPage(c, { next: nextPage(c.req.query("next")), email: "", errors: {}, error: null }),
   );
 
   app.post("/login", async (c) => {
     const { email, password, next: asked, outcome } = await postedSignIn(deps, c, signIn);
-    const next = safeNext(asked);
+    const next = nextPage(asked);
     const page = (error: string, status: 401 | 403 | 429, errors: Errors = {}) =>
       loginPage(c, { next, email, errors, error }, status);
     switch (outcome.kind) {
@@ -134,35 +186,6 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   });
 
   app.route("/", adminPasswordResetScreens(deps));
-
-  // Everything below needs an administrator; every POST needs the session's CSRF token.
-  app.use("*", async (c, next) => {
-    const admin = await currentAdmin(deps, c);
-    if (!admin) {
-      const url = new URL(c.req.url);
-      const back = c.req.method === "GET" ? url.pathname + url.search : "/admin/apps";
-      return c.redirect(`/admin/login?next=${encodeURIComponent(back)}`, 303);
-    }
-    c.set("admin", admin);
-    if (c.req.method === "POST") {
-      const form = await c.req.parseBody({ all: true });
-      if (!csrfMatches(admin, form.csrf)) {
-        return c.html(
-          adminPage(
-            null,
-            "Form expired",
-            <p class="alert" role="alert">
-              This form is no longer valid (missing or wrong CSRF token). Go back, reload the page
-              and try again.
-            </p>,
-          ),
-          403,
-        );
-      }
-      c.set("form", form);
-    }
-    await next();
-  });
 
   app.post("/logout", async (c) => {
     await deleteLogin(deps.sql, c.get("admin").tokenHash);
