@@ -1,7 +1,7 @@
 /** Startup data: the configured administrator and API client, and demo data on a first start. */
 import type { Tx } from "../db/mod.ts";
 import { findClient, upsertStandaloneClient } from "../db/queries/api_clients.ts";
-import { findUserByEmail, upsertAdmin } from "../db/queries/users.ts";
+import { findAdminByEmail, upsertAdmin } from "../db/queries/users.ts";
 import { hashPassword, hashSecret, verifyPassword, verifySecret } from "./crypto/hashing.ts";
 import { generateToken } from "./crypto/random_token.ts";
 import type { Deps } from "./deps.ts";
@@ -27,9 +27,9 @@ export interface DemoCredentials {
 
 /** Creates or updates the administrator of ADMIN_EMAIL/ADMIN_PASSWORD. */
 export async function ensureAdmin(tx: Tx, email: string, password: string): Promise<void> {
-  const existing = await findUserByEmail(tx, email);
+  const existing = await findAdminByEmail(tx, email);
   if (
-    existing?.role === "admin" && existing.passwordHash &&
+    existing?.passwordHash &&
     await verifyPassword(password, existing.passwordHash)
   ) return;
   await upsertAdmin(tx, {

@@ -8,6 +8,7 @@
 create or replace function launch_apply(l jsonb) returns jsonb language plpgsql as $$
 declare
   v_app bigint := (l ->> 'appId')::bigint;
+  v_org bigint;
   named_session bigint := (l ->> 'sessionId')::bigint;
   v_replay_key text := l -> 'replay' ->> 'key';
   ag jsonb := l -> 'agent';
@@ -34,6 +35,7 @@ begin
   -- refused at once (the first use was accepted; nothing else about it matters). Every other
   -- refusal is collected, in this order, with what it is about: disabled id fields, the named
   -- session, custom fields not configured, guided-path search values that name nothing live.
+  select a.organization_id into v_org from apps a where a.id = v_app;
   select x.id, x.status, x.customer_id, x.assignee_id into s_id, s_status, s_customer, s_assignee
   from sessions x where x.id = named_session and x.app_id = v_app for update;
   if v_replay_key is not null then
@@ -81,23 +83,34 @@ begin
   -- first (its row is found on the next pass).
   for attempt in 1..3 loop
     with
-    -- The agent, in the spec's order: by the app's external id, else by e-mail (an agent is one
-    -- person across apps); an enabled agent is updated (never an admin), keeping its e-mail when
-    -- another user holds the payload's; else inserted; then its external id for this app.
+    -- The agent, in the spec's order and only ever among the agents of the app's organization
+    -- (between organizations nothing is shared): by the app's external id, else by e-mail
+    -- (inside one organization an agent is one person across its apps). An enabled agent is
+    -- updated, keeping its e-mail when another agent of the organization holds the payload's;
+    -- else one is inserted; then its external id for this app. An administrator's e-mail
+    -- (administrators are global) and a disabled agent refuse the launch.
     a_by_id as (
-      select user_id as id from agent_external_ids
-      where agent_external_ids.app_id = v_app
-        and external_id = ag ->> 'externalId'
+      select x.user_id as id from agent_external_ids x join users u on u.id = x.user_id
+      where x.app_id = v_app and x.external_id = ag ->> 'externalId'
+        and u.role = 'agent' and u.organization_id = v_org
     ),
     a_found as (
-      select id, role, disabled_at is not null as disabled from users
-      where id = (select id from a_by_id) or lower(email) = lower(ag ->> 'email')
+      select id, disabled_at is not null as disabled from users
+      where role = 'agent' and organization_id = v_org
+        and (id = (select id from a_by_id) or lower(email) = lower(ag ->> 'email'))
       order by (id = (select id from a_by_id)) is true desc
       limit 1
     ),
+    a_admin as (
+      select id from users where role = 'admin' and (lower(email) = lower(ag ->> 'email')
+        or id in (select x.user_id from agent_external_ids x
+          where x.app_id = v_app and x.external_id = ag ->> 'externalId'))
+      limit 1
+    ),
     a_email_owner as (
-      select id, role from users
-      where lower(email) = lower(ag ->> 'email') and id <> (select id from a_found)
+      select id from users
+      where role = 'agent' and organization_id = v_org and lower(email) = lower(ag ->> 'email')
+        and id <> (select id from a_found)
     ),
     a_updated as (
       update users u set
@@ -109,21 +122,22 @@ begin
         phone = coalesce(ag ->> 'phone', u.phone),
         locale = coalesce(ag ->> 'locale', u.locale),
         updated_at = now()
-      from a_found where u.id = a_found.id and a_found.role = 'agent' and not a_found.disabled
-      returning u.id, false as admin, false as disabled, false as created
+      from a_found where u.id = a_found.id and not a_found.disabled
+        and not exists (select 1 from a_admin)
+      returning u.id, false as disabled, false as created
     ),
     a_inserted as (
-      insert into users (role, external_id, email, first_name, last_name, phone, locale,
-        password_hash)
-      select 'agent', ag ->> 'externalId', ag ->> 'email', ag ->> 'firstName',
+      insert into users (organization_id, role, external_id, email, first_name, last_name, phone,
+        locale, password_hash)
+      select v_org, 'agent', ag ->> 'externalId', ag ->> 'email', ag ->> 'firstName',
         ag ->> 'lastName', ag ->> 'phone', ag ->> 'locale',
         -- A random password known to nobody (spec §2.4), hashed here: the launch does no hashing
         -- of its own. It never verifies: only the PBKDF2 hashes an administrator sets do.
         'random-sha256$' || encode(sha256(convert_to(
           gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'base64')
-      where not exists (select 1 from a_found)
+      where not exists (select 1 from a_found) and not exists (select 1 from a_admin)
       on conflict do nothing
-      returning id, false as admin, false as disabled, true as created
+      returning id, false as disabled, true as created
     ),
     a_mapped as (
       insert into agent_external_ids (app_id, external_id, user_id)
@@ -135,11 +149,12 @@ begin
     ),
     agent_row as (
       select x.*, (select id from a_email_owner) as email_owner_id,
-        coalesce((select role = 'admin' from a_email_owner), false) as email_owner_is_admin
+        (select id from a_admin) as admin_id
       from (
         select * from a_updated union all select * from a_inserted
-        union all select id, true, disabled, false from a_found where role = 'admin'
-        union all select id, false, true, false from a_found where role = 'agent' and disabled
+        union all select id, true, false from a_found where disabled
+        -- An administrator's e-mail or id writes no agent: the launch is refused below.
+        union all select id, false, false from a_admin
       ) x
     ),
     -- The customer, among the app's own customers: the session's own customer when its e-mail
@@ -211,10 +226,9 @@ begin
     raise exception 'agent and customer: concurrent inserts kept winning';
   end if;
   -- An administrator's e-mail, or a disabled agent, is never logged in by a launch.
-  if (agent ->> 'admin')::boolean or (agent ->> 'email_owner_is_admin')::boolean then
+  if agent ->> 'admin_id' is not null then
     refusals := refusals || jsonb_build_object('code', 'agent_is_admin', 'value', ag ->> 'email',
-      'ids', jsonb_build_array(coalesce((agent ->> 'email_owner_id')::bigint,
-        (agent ->> 'id')::bigint)));
+      'ids', jsonb_build_array((agent ->> 'admin_id')::bigint));
   end if;
   if (agent ->> 'disabled')::boolean then
     refusals := refusals || jsonb_build_object('code', 'agent_disabled', 'value', ag ->> 'email',
@@ -318,11 +332,12 @@ begin
   on conflict (session_id, kind, serial)
     do update set properties = excluded.properties, updated_at = now();
 
-  -- Teams: created or renamed, and the agent made a member.
+  -- Teams of the app's organization: created or renamed, and the agent made a member.
   with team_rows as (
-    insert into teams (team_id, name)
-    select t ->> 'teamId', t ->> 'teamName' from jsonb_array_elements(l -> 'teams') t
-    on conflict (team_id) do update set name = excluded.name, updated_at = now()
+    insert into teams (organization_id, team_id, name)
+    select v_org, t ->> 'teamId', t ->> 'teamName' from jsonb_array_elements(l -> 'teams') t
+    on conflict (organization_id, team_id) do update set name = excluded.name,
+      updated_at = now()
     returning id
   )
   insert into team_members (team_id, user_id)

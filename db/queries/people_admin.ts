@@ -106,7 +106,7 @@ export async function listTeams(sql: Sql): Promise<TeamRow[]> {
 export async function insertTeam(sql: Sql, teamId: string, name: string): Promise<number | null> {
   const [row] = await sql<{ id: number }[]>`
     insert into teams (team_id, name) values (${teamId}, ${name})
-    on conflict (team_id) do nothing returning id
+    on conflict (organization_id, team_id) do nothing returning id
   `;
   return row?.id ?? null;
 }

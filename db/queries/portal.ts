@@ -24,8 +24,9 @@ export async function findLaunchView(
 }
 
 /**
- * True when the agent may open the session: its assignee, an agent a launch put on it, or an
- * agent sharing a team with its assignee.
+ * True when the agent may open the session: only a session of an app of the agent's own
+ * organization, and then its assignee, an agent a launch put on it, or an agent sharing a team
+ * with its assignee.
  */
 export async function agentReachesSession(
   sql: Sql,
@@ -34,6 +35,8 @@ export async function agentReachesSession(
   const [row] = await sql<{ reaches: boolean }[]>`
     select exists (
       select 1 from sessions s
+        join apps a on a.id = s.app_id
+        join users me on me.id = ${q.agentId} and me.organization_id = a.organization_id
       where s.id = ${q.sessionId} and (
         s.assignee_id = ${q.agentId}
         or exists (select 1 from launches l
@@ -94,19 +97,24 @@ export async function recentPathUids(sql: Sql, agentId: number, limit: number): 
   return rows.map((r) => r.pathUid);
 }
 
-/** Agents a session can be transferred to (enabled agents but `exceptId`), by name. */
+/**
+ * Agents session `sessionId` can be transferred to: the enabled agents of its organization (its
+ * app's) but `exceptId`, by name.
+ */
 export async function transferTargets(
   sql: Sql,
-  exceptId: number,
+  q: { sessionId: number; exceptId: number },
 ): Promise<{ id: number; firstName: string; lastName: string; email: string }[]> {
   return await sql`
-    select id, first_name, last_name, email from users
-    where role = 'agent' and id <> ${exceptId} and disabled_at is null
-    order by last_name, first_name, id limit 500
+    select u.id, u.first_name, u.last_name, u.email from users u
+    where u.role = 'agent' and u.id <> ${q.exceptId} and u.disabled_at is null
+      and u.organization_id = (select coalesce(a.organization_id, 1)
+        from sessions s left join apps a on a.id = s.app_id where s.id = ${q.sessionId})
+    order by u.last_name, u.first_name, u.id limit 500
   `;
 }
 
-/** The sessions assigned to an agent, newest first. */
+/** The sessions assigned to an agent, of its own organization's apps only, newest first. */
 export async function sessionsOfAgent(
   sql: Sql,
   agentId: number,
@@ -124,6 +132,8 @@ export async function sessionsOfAgent(
   return await sql`
     select s.id, s.status, s.external_reference, c.first_name, c.last_name, s.updated_at
     from sessions s join customers c on c.id = s.customer_id
+      join apps a on a.id = s.app_id
+      join users me on me.id = s.assignee_id and me.organization_id = a.organization_id
     where s.assignee_id = ${agentId}
     order by s.id desc limit ${limit}
   `;

@@ -155,7 +155,11 @@ export async function listSessionsJson(
 export interface ChangeLookups {
   session: { id: number; status: "open" | "closed"; assigneeId: number | null } | null;
   knownCustomFields: string[];
-  assignee: { id: number; role: string; disabled: boolean } | null;
+  /**
+   * Whether the assignee asked for is an enabled agent of the session's organization (the
+   * organization of its app; `default` for a session without one). False for any other id.
+   */
+  assigneeAllowed: boolean;
 }
 
 /** Locks the session and reads what a change needs. */
@@ -164,19 +168,24 @@ export async function changeLookups(
   q: { sessionId: number; customFields: string[]; assigneeId: number | null },
 ): Promise<ChangeLookups> {
   const [row] = await tx`
+    with s as (
+      select s.id, s.status, s.assignee_id, coalesce(a.organization_id, 1) as organization_id
+      from sessions s left join apps a on a.id = s.app_id
+      where s.id = ${q.sessionId} for update of s
+    )
     select
       (select json_build_object('id', id, 'status', status, 'assigneeId', assignee_id)
-        from sessions where id = ${q.sessionId} for update) as session,
+        from s) as session,
       array(select name from custom_field_definitions
         where name = any(${q.customFields}::text[])) as known_custom_fields,
-      (select json_build_object('id', id, 'role', role, 'disabled', disabled_at is not null)
-        from users
-        where id = ${q.assigneeId}) as assignee
+      exists (select 1 from users u, s
+        where u.id = ${q.assigneeId} and u.role = 'agent' and u.disabled_at is null
+          and u.organization_id = s.organization_id) as assignee_allowed
   `;
   return {
     session: row.session,
     knownCustomFields: row.knownCustomFields,
-    assignee: row.assignee,
+    assigneeAllowed: row.assigneeAllowed,
   };
 }
 

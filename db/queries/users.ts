@@ -21,7 +21,11 @@ export interface UserRow extends UserFields {
   updatedAt: Date;
 }
 
-/** Creates an administrator, or makes the user with that e-mail one and sets the password. */
+/**
+ * Creates an administrator, or sets the password of the administrator with that e-mail.
+ * Administrators are global: an agent with the same e-mail (in any organization) stays an agent,
+ * and no launch can log in as that e-mail any more.
+ */
 export async function upsertAdmin(
   tx: Tx,
   values: { email: string; passwordHash: string; firstName: string; lastName: string },
@@ -30,8 +34,7 @@ export async function upsertAdmin(
     insert into users (role, email, first_name, last_name, password_hash)
     values ('admin', ${values.email}, ${values.firstName}, ${values.lastName},
       ${values.passwordHash})
-    on conflict (lower(email)) do update set
-      role = 'admin',
+    on conflict (lower(email)) where role = 'admin' do update set
       password_hash = excluded.password_hash,
       updated_at = now()
     returning *
@@ -39,9 +42,11 @@ export async function upsertAdmin(
   return row;
 }
 
-/** Finds a user by e-mail (case-insensitive). */
-export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | null> {
-  const [row] = await tx<UserRow[]>`select * from users where lower(email) = lower(${email})`;
+/** The administrator with this e-mail (case-insensitive), or null. */
+export async function findAdminByEmail(tx: Tx, email: string): Promise<UserRow | null> {
+  const [row] = await tx<UserRow[]>`
+    select * from users where role = 'admin' and lower(email) = lower(${email})
+  `;
   return row ?? null;
 }
 

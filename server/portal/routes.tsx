@@ -108,7 +108,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       screenSettings(deps.sql),
       catalog(),
       recentPathUids(deps.sql, agent.userId, RECENT_LIMIT),
-      transferTargets(deps.sql, agent.userId),
+      transferTargets(deps.sql, { sessionId: id, exceptId: agent.userId }),
     ]);
     if (!session) return message(c, agent, 404, "notFound");
     const panel = pathsPanel({

@@ -54,19 +54,22 @@ export async function changeSession(
         });
       }
     }
-    const assignee = found.assignee;
-    if (change.assigneeId != null && (assignee?.role !== "agent" || assignee.disabled)) {
+    // One answer for every id that is not an enabled agent of the session's organization, so
+    // that no id can be probed (another organization's agent, an administrator, a disabled agent
+    // and no user at all look alike).
+    if (change.assigneeId != null && !found.assigneeAllowed) {
       errors.push({
         path: "assigneeId",
-        message: !assignee
-          ? `no agent has id ${change.assigneeId}`
-          : assignee.role !== "agent"
-          ? `user ${change.assigneeId} is an administrator, not an agent`
-          : `agent ${change.assigneeId} is disabled; an administrator can enable the agent again`,
+        code: "invalid_assignee",
+        message: "not an enabled agent of this session's organization; " +
+          "GET /api/v1/agents lists the agents you can assign",
       });
     }
     if (errors.length) {
-      throw new AppError(400, "invalid_change", "The session cannot be changed so", errors);
+      const code = errors.every((e) => e.code === "invalid_assignee")
+        ? "invalid_assignee"
+        : "invalid_change";
+      throw new AppError(400, code, "The session cannot be changed so", errors);
     }
     const setFields: Record<string, string | number | boolean> = {};
     const removeFields: string[] = [];
