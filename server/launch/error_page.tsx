@@ -20,10 +20,11 @@ function messagePage(p: {
   title: string;
   message: ErrorMessage;
   advice: string;
-  frameAncestors: string[];
+  /** The origins the message is posted to (each window.postMessage target). */
+  targets: string[];
   nonce: string;
 }): string {
-  const targets = messageTargets(p.frameAncestors);
+  const targets = p.targets;
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
   const script = `(function(){var d=${json(p.message)};var t=${json(targets)};` +
     "var w=window.parent!==window?window.parent:window.opener;" +
@@ -72,7 +73,7 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
       errors: (err.errors ?? []).map(({ path, message }) => ({ path, message })),
     }),
     advice: "Please contact the administrator of your application.",
-    frameAncestors,
+    targets: messageTargets(frameAncestors),
     nonce,
   });
 }
@@ -82,7 +83,7 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
  * refuses the portal's cookies inside the host page. The element answers the message with an
  * "Open in a new tab" button; the page itself tells the agent the same.
  */
-export function cookiesBlockedPage(frameAncestors: string[], nonce: string): string {
+export function cookiesBlockedPage(nonce: string): string {
   return messagePage({
     title: "The portal cannot open inside this page",
     message: hostMessage.error({
@@ -94,7 +95,15 @@ export function cookiesBlockedPage(frameAncestors: string[], nonce: string): str
     }),
     advice: "Open the portal in a new tab (the launcher offers a button), or allow this site's " +
       "cookies in your browser's settings.",
-    frameAncestors,
+    // Posted to whichever page frames it: the message carries nothing but its code, and the page
+    // names no app's origin (it is the same for every launch).
+    targets: ["*"],
     nonce,
   });
 }
+
+/**
+ * The cookies-blocked page's CSP: any page may frame it (it holds only the notice above and no
+ * action), so that it reaches the host page that framed the launch without naming its origin.
+ */
+export const COOKIES_BLOCKED_CSP = "frame-ancestors *";

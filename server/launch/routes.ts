@@ -16,6 +16,7 @@ import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
 import { originAllowed } from "../http/frame_ancestors.ts";
 import {
   answerFailure,
+  checkOrigin,
   countFailure,
   countUnknownApp,
   findApp,
@@ -56,6 +57,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     try {
       limitFailures(deps, address);
       launchApp = await findApp(deps, appName);
+      checkOrigin(deps.config, launchApp, c.req.header("Origin"));
       const raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, launchApp);
       const verified = verifyRequest(raw, keys);

@@ -18,7 +18,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
-import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
+import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
@@ -54,6 +54,26 @@ export async function findApp(deps: Deps, appName: string): Promise<LaunchApp> {
     throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
   }
   return app;
+}
+
+/**
+ * Step: a launch posted by a page of a site the app does not allow is refused with 403
+ * `origin_not_allowed` (a signed request replayed from another site would sign the visitor's
+ * browser in). The allowed origins are the app's frame ancestors and the service's own; a request
+ * without `Origin`, with `Origin: null`, or for an app without frame ancestors is not checked.
+ */
+export function checkOrigin(config: Config, app: LaunchApp, origin: string | undefined): void {
+  if (!origin || origin === "null" || !app.frameAncestors.length) return;
+  if (originAllowed(origin, app.frameAncestors) || origin === new URL(config.publicUrl).origin) {
+    return;
+  }
+  throw new AppError(
+    403,
+    "origin_not_allowed",
+    `A launch posted from ${origin} is refused: ${app.appName} allows launches only from its ` +
+      "frame ancestors. Add the origin to the app's frame ancestors, or post from an allowed page",
+    [{ path: "Origin", message: `${origin} is not among the app's allowed origins` }],
+  );
 }
 
 /**

@@ -9,15 +9,10 @@ import type { AppEnv } from "../http/env.ts";
 import { hasPortalCookie } from "../auth/cookies.ts";
 import { pageToComeBackTo, refuseSignedOut, type SignInPlace } from "../http/access.ts";
 import { publicMatcher, publicRoutes } from "../http/public_routes.ts";
-import { freshLaunchOrigins } from "../../db/queries/portal.ts";
-import { cookiesBlockedPage } from "../launch/error_page.tsx";
-import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
+import { COOKIES_BLOCKED_CSP, cookiesBlockedPage } from "../launch/error_page.tsx";
 import { cspNonce } from "../http/page_policy.ts";
 import { currentAgent } from "./auth.ts";
 import { launchParam } from "./view.ts";
-
-/** How long after a launch a cookie-less request of its session means blocked cookies. */
-export const COOKIE_CHECK_SECONDS = 120;
 
 /** The session id of a path under `{prefix}/sessions/<id>`, or null. */
 function sessionIdOfPath(prefix: string, path: string): number | null {
@@ -28,10 +23,12 @@ function sessionIdOfPath(prefix: string, path: string): number | null {
 /**
  * The portal's guard, mounted at `{prefix}/*` before every portal route. A route on the public
  * list passes; any other request needs the agent of a valid login cookie, which it stores as
- * `agent` for the handlers. Without one: a session page requested with its launch's id and no
- * login cookie at all moments after that launch means the browser refused the cookie the launch
- * set (third-party cookies blocked in a frame), answered with a page that tells the agent and the
- * host page (`cookies_blocked`, 401); otherwise sign-in (a page) or 401 JSON.
+ * `agent` for the handlers. Without one: a session page loaded in a frame (`Sec-Fetch-Dest:
+ * iframe`) with a launch id and no login cookie at all means the browser refused the cookie the
+ * launch set (third-party cookies blocked in a frame), answered with a page that tells the agent
+ * and the host page (`cookies_blocked`, 401). That page reads nothing and names no origin, so it
+ * answers a fresh launch and any other alike (nothing to probe). Anything else gets sign-in (a
+ * page) or 401 JSON; a top-level visit without a login always gets sign-in.
  */
 export function portalAccess(deps: Deps): MiddlewareHandler<AppEnv> {
   const prefix = deps.config.portalPrefix;
@@ -51,17 +48,13 @@ export function portalAccess(deps: Deps): MiddlewareHandler<AppEnv> {
     }
     const sessionId = sessionIdOfPath(prefix, c.req.path);
     const launchId = launchParam(c.req.query("launch"));
-    if (c.req.method === "GET" && sessionId && launchId && !hasPortalCookie(c)) {
-      const origins = await freshLaunchOrigins(deps.sql, {
-        launchId,
-        sessionId,
-        seconds: COOKIE_CHECK_SECONDS,
-      });
-      if (origins) {
-        c.header("Cache-Control", "no-store");
-        c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-        return c.html(cookiesBlockedPage(origins, cspNonce(c)), 401);
-      }
+    if (
+      c.req.method === "GET" && sessionId && launchId && !hasPortalCookie(c) &&
+      c.req.header("Sec-Fetch-Dest") === "iframe"
+    ) {
+      c.header("Cache-Control", "no-store");
+      c.header("Content-Security-Policy", COOKIES_BLOCKED_CSP);
+      return c.html(cookiesBlockedPage(cspNonce(c)), 401);
     }
     // A refused post comes back to its session's screen after signing in.
     const back = sessionId ? `${prefix}/sessions/${sessionId}` : place.fallback;

@@ -101,7 +101,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     const asked = c.req.query("change");
     const change = SESSION_CHANGES.includes(asked as SessionChange) ? asked! : null;
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent);
+    const view = await resolveView(deps, agent, id);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     const [session, settings, paths, recent, targets] = await Promise.all([
       sessionById(deps.sql, id),
@@ -170,7 +170,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       return { refusal: message(c, agent, 403, "expired") };
     }
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent);
+    const view = await resolveView(deps, agent, id);
     return { agent, form, id, view };
   }
 
@@ -255,7 +255,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
   app.get(`${SESSION_PATH}/remote`, async (c) => {
     const agent = c.get("agent");
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent);
+    const view = await resolveView(deps, agent, id);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     return c.html(remotePage(pageContext(agent, view), id));
   });
@@ -263,7 +263,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
   app.get(`${SESSION_PATH}/paths/${PATH_UID}`, async (c) => {
     const agent = c.get("agent");
     const id = sessionIdOf(c);
-    const view = await resolveView(deps, agent);
+    const view = await resolveView(deps, agent, id);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
     const path = (await catalog()).find((p) => p.uid === c.req.param("uid"));
     const session = await sessionById(deps.sql, id);

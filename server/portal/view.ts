@@ -18,12 +18,19 @@ export function launchParam(value: unknown): number | null {
 }
 
 /**
- * The view of the agent's login: a login a launch created obeys that launch's view (flavor,
- * show* flags, paths plan, framing) on every page and every form, whatever the request says; a
- * password sign-in gets the defaults: standard flavor, all published paths, every control shown,
- * the agent's language.
+ * The view of the agent's login on the page of session `sessionId` (null: a page of no session):
+ * a login a launch created obeys that launch's view (flavor, show* flags, paths plan) on every
+ * page and every form, whatever the request says. Framing and host messages follow the session:
+ * only the pages of the session that very launch opened may be framed by its app's origins and
+ * message them; any other page of the login answers `frame-ancestors 'self'` and messages no one.
+ * A password sign-in gets the defaults: standard flavor, all published paths, every control
+ * shown, the agent's language.
  */
-export async function resolveView(deps: Deps, agent: PortalAgent): Promise<ScreenView> {
+export async function resolveView(
+  deps: Deps,
+  agent: PortalAgent,
+  sessionId: number | null,
+): Promise<ScreenView> {
   const launchId = agent.launchId;
   const found = launchId
     ? await findLaunchView(deps.sql, { launchId, agentId: agent.userId })
@@ -33,7 +40,7 @@ export async function resolveView(deps: Deps, agent: PortalAgent): Promise<Scree
     return {
       ...view,
       launchId,
-      frameAncestors: found.frameAncestors,
+      frameAncestors: found.sessionId === sessionId ? found.frameAncestors : [],
     };
   }
   return defaultView(agent);

@@ -28,7 +28,9 @@ const fixture = sharedFixture(async () => {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
   });
-  const app = await createTestApp(svc, await svc.adminToken(), "walk");
+  const app = await createTestApp(svc, await svc.adminToken(), "walk", {
+    frameAncestors: ["https://host.test"],
+  });
   return { svc, app };
 }, ({ svc }: { svc: TestService }) => svc.close());
 
@@ -139,21 +141,33 @@ Deno.test("portal access: session actions answer a JSON client 401 JSON", opts, 
 });
 
 Deno.test(
-  "portal access: a cookie-less screen right after its launch is cookies_blocked",
+  "portal access: a cookie-less session page in a frame is cookies_blocked, naming no origin",
   opts,
   async () => {
     const { svc, app } = await fixture();
     const { screen, launchId } = await launched(svc, app);
-    const res = await svc.request(`${screen}?launch=${launchId}`, {
-      headers: { Accept: "text/html" },
-    });
+    const framed = { Accept: "text/html", "Sec-Fetch-Dest": "iframe" };
+    const res = await svc.request(`${screen}?launch=${launchId}`, { headers: framed });
     assert.equal(res.status, 401);
-    assert.match(await res.text(), /cookies_blocked/);
-    const other = await svc.request(`${screen}?launch=${launchId + 1000}`);
-    await other.body?.cancel();
-    assert.equal(other.status, 303, "another launch's id is just a sign-in");
+    assert.match(res.headers.get("Content-Security-Policy")!, /; frame-ancestors \*$/);
+    const page = await res.text();
+    assert.match(page, /cookies_blocked/);
+    assert.doesNotMatch(page, /host\.test/, "the app's origins are not listed");
+    // The unauthenticated probe: a fresh (session, launch) pair and any other answer alike.
+    const other = await svc.request(`${screen}?launch=${launchId + 1000}`, { headers: framed });
+    assert.equal(other.status, 401);
+    const strip = (html: string) => html.replace(/nonce="[^"]+"/g, "");
+    assert.equal(strip(await other.text()), strip(page), "the same page");
+    const tops: Record<string, string>[] = [{ Accept: "text/html" }, {
+      "Sec-Fetch-Dest": "document",
+    }];
+    for (const headers of tops) {
+      const top = await svc.request(`${screen}?launch=${launchId}`, { headers });
+      await top.body?.cancel();
+      assert.equal(top.status, 303, "a top-level visit without a login always gets sign-in");
+    }
     const withCookie = await svc.request(`${screen}?launch=${launchId}`, {
-      headers: { Cookie: "portal_login=stale" },
+      headers: { ...framed, Cookie: "portal_login=stale" },
     });
     await withCookie.body?.cancel();
     assert.equal(withCookie.status, 303, "a stale cookie means signed out, not blocked cookies");
