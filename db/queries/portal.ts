@@ -1,26 +1,27 @@
 /** SQL of the agent portal screens. */
 import { jsonb, type Sql, type Tx } from "../mod.ts";
 
-/** The view options of a launch and the frame ancestors of its app. */
+/** The view options of a launch, the session it opened and the frame ancestors of its app. */
 export interface LaunchView {
   view: unknown;
+  sessionId: number;
   frameAncestors: string[];
 }
 
 /**
- * The launch `launchId` when it landed this agent on this session, else null (a launch id taken
- * from someone else's URL does not apply).
+ * The launch `launchId` when it logged this agent in, else null (a launch id taken from someone
+ * else's URL does not apply).
  */
 export async function findLaunchView(
   sql: Sql,
   q: { launchId: number; agentId: number },
 ): Promise<LaunchView | null> {
   const [row] = await sql<LaunchView[]>`
-    select l.view, coalesce(a.frame_ancestors, '{}') as frame_ancestors
+    select l.view, l.session_id, coalesce(a.frame_ancestors, '{}') as frame_ancestors
     from launches l left join apps a on a.id = l.app_id
     where l.id = ${q.launchId} and l.agent_id = ${q.agentId} and l.outcome = 'ok'
   `;
-  return row ?? null;
+  return row ? { ...row, sessionId: Number(row.sessionId) } : null;
 }
 
 /**
@@ -186,20 +187,3 @@ export async function insertSessionEventOnce(
   return rows.length > 0;
 }
 
-/**
- * The allowed frame ancestors of launch `launchId` when it landed on `sessionId` less than
- * `seconds` ago; null otherwise (the page request right after a launch, for the blocked-cookie
- * check).
- */
-export async function freshLaunchOrigins(
-  sql: Sql,
-  q: { launchId: number; sessionId: number; seconds: number },
-): Promise<string[] | null> {
-  const [row] = await sql<{ frameAncestors: string[] }[]>`
-    select coalesce(a.frame_ancestors, '{}') as frame_ancestors
-    from launches l left join apps a on a.id = l.app_id
-    where l.id = ${q.launchId} and l.session_id = ${q.sessionId} and l.outcome = 'ok'
-      and l.created_at > now() - ${q.seconds} * interval '1 second'
-  `;
-  return row?.frameAncestors ?? null;
-}
