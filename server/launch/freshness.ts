@@ -1,8 +1,9 @@
 /**
  * Replay protection of a signed request (pure: no I/O). An app's policy decides whether
- * `issuedAt` is required; when it is given it must be within the app's window, and the request is
- * single-use for that window: its `nonce`, or its signature when it has none, is the replay key
- * the flow stores (launch_nonces) in the launch's own transaction.
+ * `issuedAt` is required (and under `required` a `nonce` too); when it is given it must be within
+ * the app's window, and the request is single-use for that window: its `nonce`, or the bytes of
+ * its signature when it has none (however they are spelled), is the replay key the flow stores
+ * (launch_nonces) in the launch's own transaction.
  */
 import { AppError } from "../http/errors.ts";
 import { FRESHNESS, type ReplayPolicy } from "./contract.ts";
@@ -43,6 +44,19 @@ export function checkFreshness(
       "This app requires issuedAt (Unix time) and a nonce at the payload's top level: sign each " +
         'launch when the agent clicks, e.g. {"algorithm": ..., "issuedAt": <now>, ' +
         '"nonce": <random>, "context": ...}',
+    );
+  }
+  if (!nonce && policy.replayProtection === "required") {
+    throw new AppError(
+      400,
+      "nonce_required",
+      "This app requires a nonce beside issuedAt: a random string (e.g. 16 random bytes in hex) " +
+        "at the payload's top level, new for each launch",
+      [{
+        path: "nonce",
+        code: "required",
+        message: "required when the app's replay protection is required",
+      }],
     );
   }
   const ageSeconds = (now.getTime() - issuedAt.getTime()) / 1000;

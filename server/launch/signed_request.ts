@@ -2,6 +2,7 @@
  * The signed_request codec (spec §4.1, §5.1): `<signature>.<encoded_payload>`, where signature is
  * Base64(HMAC-SHA256(key = UTF-8 API key, message = ASCII bytes of encoded_payload)). Pure: no I/O.
  */
+import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { decodeBase64 } from "../crypto/base64.ts";
 import { AppError } from "../http/errors.ts";
@@ -16,7 +17,10 @@ export interface VerifiedRequest {
   payload: Record<string, unknown>;
   /** Set when the value needed a repair before it verified (see repairSignedRequest). */
   repaired: RepairWarning | null;
-  /** The signature segment as verified (a replay key for requests without a nonce). */
+  /**
+   * The signature's 32 bytes in hex, however the segment spelled them (padded or not, either
+   * Base64 alphabet): the replay key of a request without a nonce.
+   */
   signature: string;
   /** Which of the keys verified it (its index in the list given). */
   keyIndex: number;
@@ -172,7 +176,7 @@ export function verifySignedRequest(
     payloadText,
     payload: payload as Record<string, unknown>,
     repaired,
-    signature: raw.slice(0, dot),
+    signature: Buffer.from(decodeBase64(raw.slice(0, dot))!).toString("hex"),
     keyIndex,
   };
 }

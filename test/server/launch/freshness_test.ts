@@ -63,5 +63,16 @@ Deno.test("checkFreshness keeps the nonce until no copy of the request can be fr
 
 Deno.test("checkFreshness uses the signature as the replay key of a request without a nonce", () => {
   const fields = { issuedAt: secondsAgo(10), nonce: null };
-  assert.equal(checkFreshness(required, fields, "abc=", now).replay?.key, "sig:abc=");
+  const optional = { ...required, replayProtection: "optional" as const };
+  assert.equal(checkFreshness(optional, fields, "69b7", now).replay?.key, "sig:69b7");
+});
+
+Deno.test("checkFreshness requires a nonce beside issuedAt under the required policy", () => {
+  const fields = { issuedAt: secondsAgo(10), nonce: null };
+  assert.throws(() => checkFreshness(required, fields, "69b7", now), (err: AppError) => {
+    assert.equal(err.status, 400);
+    assert.equal(err.code, "nonce_required");
+    assert.deepEqual(err.errors?.map((e) => e.path), ["nonce"]);
+    return true;
+  });
 });

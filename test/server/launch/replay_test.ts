@@ -64,12 +64,40 @@ for (const backend of backends) {
     assert.deepEqual(delta(before, await f.counts()), { launches: 1 }, "only the log record");
   });
 
-  test("without a nonce the signature is the single-use key", async (f) => {
-    const raw = await signed(f, { issuedAt: now() });
-    assert.equal((await post(f, raw)).status, 200);
-    const again = await post(f, raw);
-    assert.equal(again.status, 401);
-    assert.equal((await again.json()).code, "launch_replayed");
+  test("without a nonce (optional) the signature's bytes are the key, however spelled", async (f) => {
+    const { app } = await appWith(f, "optional");
+    const raw = await signPayload(
+      JSON.stringify({ ...freshPayload(), issuedAt: now() }),
+      app.apiKey,
+    );
+    const dot = raw.indexOf(".");
+    const [signature, rest] = [raw.slice(0, dot), raw.slice(dot)];
+    const urlSafe = signature.replaceAll("+", "-").replaceAll("/", "_");
+    const spellings = [
+      signature,
+      signature.replace(/=+$/, ""),
+      urlSafe,
+      urlSafe.replace(/=+$/, ""),
+    ];
+    const codes: (string | number)[] = [];
+    for (const spelled of spellings) {
+      const res = await f.svc.request(`/portal/api/auth/app/${app.appName}`, {
+        method: "POST",
+        headers: { Accept: "application/json" },
+        body: new URLSearchParams({ signed_request: spelled + rest }),
+      });
+      codes.push(res.status === 200 ? 200 : (await res.json()).code);
+      if (!res.bodyUsed) await res.body?.cancel();
+    }
+    assert.deepEqual(codes, [200, "launch_replayed", "launch_replayed", "launch_replayed"]);
+  });
+
+  test("under required, issuedAt without a nonce is 400 naming the nonce", async (f) => {
+    const { send } = await appWith(f, "required");
+    const { status, body } = await send({ ...freshPayload(), issuedAt: now() });
+    assert.equal(status, 400);
+    assert.equal(body.code, "nonce_required");
+    assert.deepEqual(body.errors.map((e: Json) => e.path), ["nonce"]);
   });
 
   test("the browser that launched it re-enters the same session (no new login)", async (f) => {
