@@ -47,18 +47,32 @@ export async function deleteLogin(sql: Sql, tokenHash: string): Promise<void> {
   await sql`delete from logins where token_hash = ${tokenHash}`;
 }
 
+/** An account a password sign-in may be for: its user id, password hash and organization. */
+export interface SignInCandidate {
+  id: number;
+  passwordHash: string | null;
+  organizationId: number;
+}
+
 /**
- * The user with this e-mail and role who may sign in with a password, or null (a disabled user
- * is no such user: the sign-in answers as for an unknown account).
+ * The enabled users of `role` with this e-mail who may sign in with a password, oldest
+ * organization first, at most `limit`. An administrator is global (at most one, whatever
+ * `organization`); an agent is looked up in the organization of slug `organization` (at most
+ * one), or in every organization when it is null. A disabled user is no such user: the sign-in
+ * answers as for an unknown account.
  */
-export async function userForPasswordLogin(
+export async function signInCandidates(
   sql: Sql,
-  email: string,
-  role: "agent" | "admin",
-): Promise<{ id: number; passwordHash: string | null } | null> {
-  const [row] = await sql<{ id: number; passwordHash: string | null }[]>`
-    select id, password_hash from users
-    where lower(email) = lower(${email}) and role = ${role} and disabled_at is null
+  q: { email: string; role: "agent" | "admin"; organization: string | null; limit: number },
+): Promise<SignInCandidate[]> {
+  const inOrganization = q.role === "agent" && q.organization !== null
+    ? sql`and u.organization_id = (select id from organizations where slug = ${q.organization})`
+    : sql``;
+  return await sql<SignInCandidate[]>`
+    select u.id, u.password_hash, u.organization_id from users u
+    where lower(u.email) = lower(${q.email}) and u.role = ${q.role} and u.disabled_at is null
+      ${inOrganization}
+    order by u.organization_id, u.id
+    limit ${q.limit}
   `;
-  return row ?? null;
 }

@@ -1,33 +1,37 @@
 /** SQL of password-reset links: one live link per user, single use, bound to its password. */
 import type { Sql, Tx } from "../mod.ts";
 
-/** The user a reset request names (an existing, enabled account of the role), or null. */
-export async function resetAccount(
+/** An account a reset request is for, with its organization (an administrator's means nothing). */
+export interface ResetAccount {
+  id: number;
+  email: string;
+  firstName: string;
+  locale: string | null;
+  passwordHash: string | null;
+  organizationName: string;
+}
+
+/**
+ * The existing, enabled accounts of `role` a reset request names, oldest organization first, at
+ * most `limit`: the administrator of the e-mail (global, whatever `organization`), or the agents
+ * of the e-mail in the organization of slug `organization` (at most one) or, when it is null, in
+ * every organization.
+ */
+export async function resetAccounts(
   sql: Sql,
-  email: string,
-  role: "agent" | "admin",
-): Promise<
-  {
-    id: number;
-    email: string;
-    firstName: string;
-    locale: string | null;
-    passwordHash: string | null;
-  } | null
-> {
-  const [row] = await sql<
-    {
-      id: number;
-      email: string;
-      firstName: string;
-      locale: string | null;
-      passwordHash: string | null;
-    }[]
-  >`
-    select id, email, first_name, locale, password_hash from users
-    where lower(email) = lower(${email}) and role = ${role} and disabled_at is null
+  q: { email: string; role: "agent" | "admin"; organization: string | null; limit: number },
+): Promise<ResetAccount[]> {
+  const inOrganization = q.role === "agent" && q.organization !== null
+    ? sql`and o.slug = ${q.organization}`
+    : sql``;
+  return await sql<ResetAccount[]>`
+    select u.id, u.email, u.first_name, u.locale, u.password_hash, o.name as organization_name
+    from users u join organizations o on o.id = u.organization_id
+    where lower(u.email) = lower(${q.email}) and u.role = ${q.role} and u.disabled_at is null
+      ${inOrganization}
+    order by u.organization_id, u.id
+    limit ${q.limit}
   `;
-  return row ?? null;
 }
 
 /** Stores a new link for the user; the user's older links stop working (a newer one wins). */

@@ -1,14 +1,16 @@
 /**
  * Logins shared by the agent portal and the admin screens: a random token in a cookie, stored
  * as a SHA-256 hash; the CSRF token derived from it; and password sign-in with failed attempts
- * limited per account and per address.
+ * limited per account and per address. An agent signs in within an organization (docs/portal.md,
+ * "Sign-in"): the one named, or the one whose agent of that e-mail the password is right for.
  */
 import type { Context } from "hono";
 import {
   findLogin,
   insertLogin,
   type LoginRow,
-  userForPasswordLogin,
+  type SignInCandidate,
+  signInCandidates,
 } from "../../db/queries/logins.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { sha256, timingSafeEqual, verifyPassword } from "../crypto/hashing.ts";
@@ -65,16 +67,34 @@ export function csrfMatches(login: { csrf: string }, sent: unknown): boolean {
   return typeof sent === "string" && timingSafeEqual(sent, login.csrf);
 }
 
-/** What a sign-in attempt came to. */
+/**
+ * What a sign-in attempt came to. `choose_organization`: the password is right for agents of
+ * several organizations and the form named none (only an agent's sign-in can answer it).
+ */
 export type SignInResult =
   | { kind: "ok"; token: string }
   | { kind: "refused" }
-  | { kind: "wait"; ms: number };
+  | { kind: "wait"; ms: number }
+  | { kind: "choose_organization" };
+
+/** The most agents of one e-mail a sign-in that names no organization checks the password of. */
+export const MAX_SIGN_IN_CANDIDATES = 5;
+
+/**
+ * The organization slug a sign-in form named, normalized, or null when it named none. A value
+ * that is no valid slug stays as typed (shortened): it names an organization that does not exist.
+ */
+export function namedOrganization(typed: unknown): string | null {
+  return typeof typed === "string" ? typed.trim().toLowerCase().slice(0, 64) || null : null;
+}
 
 /**
  * Password sign-in for one role. Each attempt is reserved in the shared limiter before the
- * password is checked (sign_in_limiter.ts); every refused attempt costs one PBKDF2 verification,
- * known account or not, so the answer time does not tell which accounts exist.
+ * password is checked (sign_in_limiter.ts), keyed by the typed e-mail whatever the organization;
+ * the password is verified (PBKDF2) against every account it may be for, in parallel, and against
+ * a dummy hash when there is none, so a refusal costs one verification, known account or not,
+ * and the answer time does not tell which accounts exist. An agent's e-mail with accounts in
+ * several organizations costs one verification per account when the form names no organization.
  */
 export class PasswordSignIn {
   /** Password verifications run so far (the limiter's tests count them). */
@@ -86,31 +106,54 @@ export class PasswordSignIn {
     private limits: SignInLimits,
   ) {}
 
-  /** Checks the password and, when it is right, stores a new login and returns its token. */
+  /**
+   * Checks the password and, when it is right for exactly one account, stores a new login for
+   * it and returns its token. `organization` (an agent's only) is the slug the form named.
+   */
   async attempt(
     deps: Deps,
-    a: { email: string; password: string; address: string },
+    a: { email: string; password: string; address: string; organization?: string | null },
   ): Promise<SignInResult> {
     const account = a.email.trim().toLowerCase().slice(0, 320);
     const wait = await reserveSignIn(deps.sql, this.limits, account, a.address);
     if (wait > 0) return { kind: "wait", ms: wait };
-    const user = account ? await userForPasswordLogin(deps.sql, account, this.role) : null;
-    const stored = user?.passwordHash?.startsWith("pbkdf2-sha256$")
-      ? user.passwordHash
-      : await dummyPasswordHash();
-    this.evaluations++;
-    const matches = await verifyPassword(a.password, stored);
-    if (!user || !matches || !a.password || stored !== user.passwordHash) {
-      return { kind: "refused" };
-    }
+    const candidates = account
+      ? await signInCandidates(deps.sql, {
+        email: account,
+        role: this.role,
+        organization: this.role === "agent" ? namedOrganization(a.organization) : null,
+        limit: MAX_SIGN_IN_CANDIDATES,
+      })
+      : [];
+    const verified = await this.verified(a.password, candidates);
+    if (verified.length === 0) return { kind: "refused" };
     await signInSucceeded(deps.sql, account, a.address);
+    if (verified.length > 1) return { kind: "choose_organization" };
     const login = newLoginToken(this.hours);
     await insertLogin(deps.sql, {
       tokenHash: login.tokenHash,
-      userId: user.id,
+      userId: verified[0].id,
       expiresAt: login.expiresAt,
       kind: this.role === "admin" ? "admin" : "portal",
     });
     return { kind: "ok", token: login.token };
+  }
+
+  /** The candidates `password` is right for: one verification each, or one dummy for none. */
+  private async verified(
+    password: string,
+    candidates: SignInCandidate[],
+  ): Promise<SignInCandidate[]> {
+    const dummy = await dummyPasswordHash();
+    const checks = candidates.length ? candidates : [null];
+    this.evaluations += checks.length;
+    const results = await Promise.all(checks.map(async (candidate) => {
+      const own = candidate?.passwordHash?.startsWith("pbkdf2-sha256$")
+        ? candidate.passwordHash
+        : null;
+      const matches = await verifyPassword(password, own ?? dummy);
+      return candidate && own && matches && password ? candidate : null;
+    }));
+    return results.filter((c): c is SignInCandidate => c !== null);
   }
 }

@@ -4,14 +4,19 @@
  * exists or not; for an existing account a link is mailed: a random 256-bit token stored as a
  * SHA-256 hash, single use, valid PASSWORD_RESET_TTL_MINUTES, voided by a newer request and by any
  * password change (it is bound to the password hash it was issued for). Using it sets the new
- * password, ends every login of the account, signs it in and mails a notification.
+ * password, ends every login of the account, signs it in and mails a notification. An agent's
+ * request may name an organization (only its agent of the e-mail gets a link); one that names
+ * none mails one link per agent of the e-mail (each resets only its own account and names its
+ * organization when there are several), so the answer never depends on how many there are.
  */
+import type { Tx } from "../../db/mod.ts";
 import { inTransaction } from "../transaction.ts";
 import { enqueueMail } from "../../db/queries/mail_outbox.ts";
 import {
   insertReset,
   liveReset,
-  resetAccount,
+  type ResetAccount,
+  resetAccounts,
   useReset,
 } from "../../db/queries/password_resets.ts";
 import { reserveAttempt } from "../../db/queries/sign_in_attempts.ts";
@@ -21,7 +26,7 @@ import { hashPassword, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { passwordChangedMail, resetMail } from "../mail/templates.ts";
-import { newLoginToken } from "./logins.ts";
+import { MAX_SIGN_IN_CANDIDATES, namedOrganization, newLoginToken } from "./logins.ts";
 
 /** Whose password: an agent's (portal) or an administrator's (admin screens). */
 export type ResetRole = "agent" | "admin";
@@ -54,14 +59,23 @@ function fingerprint(passwordHash: string | null): string {
   return sha256(`password:${passwordHash ?? "none"}`);
 }
 
+/** A reset request: the typed e-mail and, for an agent, the organization slug the form named. */
+export interface ResetRequest {
+  email: string;
+  role: ResetRole;
+  address: string;
+  linkBase: string;
+  organization?: string | null;
+}
+
 /**
- * Handles "forgot my password" for `email`: when an account of `role` has it, stores a link and
- * queues the mail with it (`linkBase` + token). Rate-limited per typed address and per client
- * address (the limit never depends on whether the account exists).
+ * Handles "forgot my password" for `email`: for each account of `role` it names, stores a link
+ * and queues the mail with it (`linkBase` + token). Rate-limited per typed address and per client
+ * address (the limit never depends on whether an account exists, nor on the organization).
  */
 export async function requestPasswordReset(
   deps: Deps,
-  r: { email: string; role: ResetRole; address: string; linkBase: string },
+  r: ResetRequest,
 ): Promise<ResetRequestResult> {
   // Every answer takes at least ANSWER_FLOOR_MS, so its time does not tell whether a link was
   // made (an account exists) or not.
@@ -75,10 +89,7 @@ export async function requestPasswordReset(
 /** The shortest answer time of a reset request. */
 export const ANSWER_FLOOR_MS = 250;
 
-async function requestOnce(
-  deps: Deps,
-  r: { email: string; role: ResetRole; address: string; linkBase: string },
-): Promise<ResetRequestResult> {
+async function requestOnce(deps: Deps, r: ResetRequest): Promise<ResetRequestResult> {
   const email = r.email.trim().toLowerCase().slice(0, 320);
   const policy = {
     maxDelaySeconds: 3600,
@@ -100,22 +111,43 @@ async function requestOnce(
     free: RESET_LIMITS.perAccount,
   });
   if (byAccount.waitMs > 0) return { kind: "wait", ms: byAccount.waitMs };
-  const token = encodeBase64Url(randomBytes(32));
-  const tokenHash = sha256(token);
-  const user = email && deps.mail ? await resetAccount(deps.sql, email, r.role) : null;
-  if (!user) return { kind: "sent" };
-  const minutes = deps.config.passwordResetTtlMinutes;
+  const organization = r.role === "agent" ? namedOrganization(r.organization) : null;
+  const users = email && deps.mail
+    ? await resetAccounts(deps.sql, {
+      email,
+      role: r.role,
+      organization,
+      limit: MAX_SIGN_IN_CANDIDATES,
+    })
+    : [];
+  if (users.length === 0) return { kind: "sent" };
+  // The organization is named when it tells the links apart, or when the request named it.
+  const named = r.role === "agent" && (users.length > 1 || organization !== null);
   await inTransaction(deps, async ({ tx }) => {
-    await insertReset(tx, {
-      tokenHash,
-      userId: user.id,
-      passwordFingerprint: fingerprint(user.passwordHash),
-      expiresAt: new Date(Date.now() + minutes * 60_000),
-    });
-    await enqueueMail(tx, resetMail(user, `${r.linkBase}/${token}`, minutes));
+    for (const user of users) await storeLink(tx, deps, r.linkBase, user, named);
   });
   deps.mail?.wake();
   return { kind: "sent" };
+}
+
+/** Stores a new link for `user` and queues its mail. */
+async function storeLink(
+  tx: Tx,
+  deps: Deps,
+  linkBase: string,
+  user: ResetAccount,
+  nameOrganization: boolean,
+): Promise<void> {
+  const token = encodeBase64Url(randomBytes(32));
+  const minutes = deps.config.passwordResetTtlMinutes;
+  await insertReset(tx, {
+    tokenHash: sha256(token),
+    userId: user.id,
+    passwordFingerprint: fingerprint(user.passwordHash),
+    expiresAt: new Date(Date.now() + minutes * 60_000),
+  });
+  const organization = nameOrganization ? user.organizationName : undefined;
+  await enqueueMail(tx, resetMail(user, `${linkBase}/${token}`, minutes, organization));
 }
 
 /** The account of a live link (for the new-password form), or null when it is not usable. */

@@ -1,9 +1,11 @@
 /**
  * The password sign-in limiter of the portal and the admin screens, in PostgreSQL so that every
  * instance shares it. An attempt is reserved before the password is checked (parallel guesses
- * cannot all pass the check first), per (account, address) and per address; once the free
- * attempts are used, each failure doubles the wait before the next one (1 s, 2 s, 4 s ... up to
- * 15 minutes) instead of locking the account, so an attacker cannot lock a real user out. Unknown
+ * cannot all pass the check first), per (account, address) and per address. The account is the
+ * typed e-mail, whatever organization the form names: naming other organizations buys no more
+ * guesses, and the agents of one e-mail (one mailbox) share the count. Once the free attempts
+ * are used, each failure doubles the wait before the next one (1 s, 2 s, 4 s ... up to 15
+ * minutes) instead of locking the account, so an attacker cannot lock a real user out. Unknown
  * accounts and accounts without a password cost one PBKDF2 verification like the others.
  */
 import type { Sql } from "../../db/mod.ts";

@@ -14,6 +14,7 @@ const RESET = {
       "within {minutes} minutes to choose a new password:",
     ignore: "If you did not ask for it, ignore this message: your password stays as it is.",
     button: "Choose a new password",
+    about: "This message is about your account in the organization {organization}.",
   },
   fr: {
     subject: "Réinitialiser votre mot de passe Portal Launcher",
@@ -23,6 +24,7 @@ const RESET = {
     ignore: "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : votre mot de " +
       "passe ne change pas.",
     button: "Choisir un nouveau mot de passe",
+    about: "Ce message concerne votre compte dans l'organisation {organization}.",
   },
   es: {
     subject: "Restablezca su contraseña de Portal Launcher",
@@ -31,6 +33,7 @@ const RESET = {
       "este enlace en los próximos {minutes} minutos para elegir una contraseña nueva:",
     ignore: "Si no lo pidió, ignore este mensaje: su contraseña no cambia.",
     button: "Elegir una contraseña nueva",
+    about: "Este mensaje se refiere a su cuenta en la organización {organization}.",
   },
   de: {
     subject: "Ihr Portal-Launcher-Passwort zurücksetzen",
@@ -40,6 +43,7 @@ const RESET = {
     ignore: "Wenn Sie das nicht verlangt haben, ignorieren Sie diese Nachricht: Ihr Passwort " +
       "bleibt unverändert.",
     button: "Neues Passwort wählen",
+    about: "Diese Nachricht betrifft Ihr Konto in der Organisation {organization}.",
   },
 } as const;
 
@@ -88,21 +92,28 @@ function html(lang: Language, paragraphs: string[]): string {
     paragraphs.join("") + "</body></html>";
 }
 
-/** The reset-link message. */
+/**
+ * The reset-link message. With `organization` (an agent's, when one e-mail has accounts in
+ * several) the subject and a line name the organization whose account the link resets.
+ */
 export function resetMail(
   to: { email: string; firstName: string; locale: string | null },
   link: string,
   minutes: number,
+  organization?: string,
 ): Mail {
   const lang = mailLanguage(to.locale);
   const t = RESET[lang];
   const vars = { name: to.firstName || to.email, minutes: String(minutes) };
+  const about = organization ? [fill(t.about, { organization })] : [];
   return {
     recipient: to.email,
-    subject: t.subject,
-    text: [fill(t.hello, vars), "", fill(t.body, vars), link, "", t.ignore, ""].join("\n"),
+    subject: organization ? `${t.subject} (${organization})` : t.subject,
+    text: [fill(t.hello, vars), "", ...about, fill(t.body, vars), link, "", t.ignore, ""]
+      .join("\n"),
     html: html(lang, [
       `<p>${escape(fill(t.hello, vars))}</p>`,
+      ...about.map((line) => `<p>${escape(line)}</p>`),
       `<p>${escape(fill(t.body, vars))}</p>`,
       `<p><a href="${escape(link)}">${escape(t.button)}</a></p>`,
       `<p>${escape(link)}</p>`,

@@ -67,6 +67,11 @@ const en = {
   password: "Password",
   signInTitle: "Sign in to the agent portal",
   badLogin: "Wrong e-mail or password.",
+  badLoginOrganization: "Wrong organization, e-mail or password.",
+  organization: "Organization",
+  organizationHint: "The organization's short name, as in the portal address …/login?org=name.",
+  chooseOrganization:
+    "This e-mail has accounts in several organizations. Enter the organization to sign in to, and your password again.",
   forgotLink: "Forgot your password?",
   forgotTitle: "Forgot your password?",
   forgotIntro:
@@ -167,6 +172,12 @@ const fr: Partial<Strings> = {
   password: "Mot de passe",
   signInTitle: "Connexion au portail agent",
   badLogin: "E-mail ou mot de passe incorrect.",
+  badLoginOrganization: "Organisation, e-mail ou mot de passe incorrect.",
+  organization: "Organisation",
+  organizationHint:
+    "Le nom court de l'organisation, comme dans l'adresse du portail …/login?org=nom.",
+  chooseOrganization:
+    "Cet e-mail a des comptes dans plusieurs organisations. Saisissez l'organisation à laquelle vous connecter, puis à nouveau votre mot de passe.",
   forgotLink: "Mot de passe oublié ?",
   forgotTitle: "Mot de passe oublié ?",
   forgotIntro:
@@ -264,6 +275,12 @@ const es: Partial<Strings> = {
   password: "Contraseña",
   signInTitle: "Acceso al portal del agente",
   badLogin: "Correo o contraseña incorrectos.",
+  badLoginOrganization: "Organización, correo o contraseña incorrectos.",
+  organization: "Organización",
+  organizationHint:
+    "El nombre corto de la organización, como en la dirección del portal …/login?org=nombre.",
+  chooseOrganization:
+    "Este correo tiene cuentas en varias organizaciones. Indique la organización en la que quiere iniciar sesión y vuelva a escribir su contraseña.",
   forgotLink: "¿Olvidó su contraseña?",
   forgotTitle: "¿Olvidó su contraseña?",
   forgotIntro:
@@ -361,6 +378,11 @@ const de: Partial<Strings> = {
   password: "Passwort",
   signInTitle: "Anmeldung am Agentenportal",
   badLogin: "Falsche E-Mail-Adresse oder falsches Passwort.",
+  badLoginOrganization: "Falsche Organisation, E-Mail-Adresse oder falsches Passwort.",
+  organization: "Organisation",
+  organizationHint: "Der Kurzname der Organisation, wie in der Portaladresse …/login?org=name.",
+  chooseOrganization:
+    "Diese E-Mail-Adresse hat Konten in mehreren Organisationen. Geben Sie die Organisation an, bei der Sie sich anmelden möchten, und noch einmal Ihr Passwort.",
   forgotLink: "Passwort vergessen?",
   forgotTitle: "Passwort vergessen?",
   forgotIntro:

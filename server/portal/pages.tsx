@@ -1,7 +1,7 @@
 /**
  * The agent portal's HTML: three layouts (standard, embedded, seesupport) built from the same
- * panels, the path runner, the remote control view, the sessions list and the sign-in page.
- * Plain forms: everything works without JavaScript.
+ * panels, the path runner, the remote control view and the sessions list (the sign-in page is
+ * in sign_in_page.tsx). Plain forms: everything works without JavaScript.
  */
 import type { Child } from "hono/jsx";
 import { type CatalogPath, localSteps, localTitle } from "./guided_paths.ts";
@@ -17,7 +17,7 @@ import {
   RemoteView,
   SessionInfo,
 } from "./panels.tsx";
-import { Csrf, Page, type PageContext, type ScreenData, type T, when } from "./page_shell.tsx";
+import { Csrf, Page, type PageContext, type ScreenData, when } from "./page_shell.tsx";
 import { portalUrl } from "./view.ts";
 import { bridgeSettings } from "./bridge_settings.ts";
 
@@ -286,58 +286,6 @@ export function messagePage(language: string, title: string, text: string): stri
       <main>
         <h1>{title}</h1>
         <p class="error" role="alert">{text}</p>
-      </main>
-    ),
-  });
-}
-
-/** The sign-in page for agents with a password. */
-export function loginPage(
-  p: {
-    t: T;
-    language: string;
-    action: string;
-    next: string;
-    email: string;
-    error: string | null;
-    /** The pre-session CSRF token of the form. */
-    signInToken: string;
-  },
-): string {
-  const { t } = p;
-  return Page({
-    language: p.language,
-    prefix: p.action.slice(0, p.action.lastIndexOf("/login")),
-    title: t("signInTitle"),
-    flavor: "standard",
-    children: (
-      <main>
-        <h1>{t("signInTitle")}</h1>
-        {p.error ? <p class="error" role="alert">{p.error}</p> : null}
-        <form method="post" action={p.action}>
-          <input type="hidden" name="next" value={p.next} />
-          <input type="hidden" name="signin_csrf" value={p.signInToken} />
-          <p>
-            <label>
-              {t("email")}
-              <br />
-              <input type="email" name="email" value={p.email} required autocomplete="username" />
-            </label>
-          </p>
-          <p>
-            <label>
-              {t("password")}
-              <br />
-              <input type="password" name="password" required autocomplete="current-password" />
-            </label>
-          </p>
-          <button type="submit">{t("signIn")}</button>
-        </form>
-        <p>
-          <a href={`${p.action.slice(0, p.action.lastIndexOf("/login"))}/password-reset`}>
-            {t("forgotLink")}
-          </a>
-        </p>
       </main>
     ),
   });

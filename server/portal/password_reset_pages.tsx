@@ -1,10 +1,20 @@
-/** The portal's lost-password pages: ask for a link, link sent, new password, invalid link. */
+/**
+ * The portal's lost-password pages: ask for a link, link sent, new password, invalid link. A
+ * request opened with `?org=<slug>` keeps the organization in a hidden field and in the link back
+ * to sign-in.
+ */
 import { Page, type T } from "./page_shell.tsx";
 
 interface Base {
   t: T;
   language: string;
   prefix: string;
+  /** The organization slug the page was opened for, or null. */
+  organization?: string | null;
+}
+
+function withOrganization(path: string, organization: string | null | undefined): string {
+  return organization ? `${path}?org=${encodeURIComponent(organization)}` : path;
 }
 
 function shell(p: Base, title: string, body: unknown): string {
@@ -18,7 +28,7 @@ function shell(p: Base, title: string, body: unknown): string {
         <h1>{title}</h1>
         {body}
         <p>
-          <a href={`${p.prefix}/login`}>{p.t("signIn")}</a>
+          <a href={withOrganization(`${p.prefix}/login`, p.organization)}>{p.t("signIn")}</a>
         </p>
       </main>
     ),
@@ -39,6 +49,7 @@ export function forgotPage(
           {p.error ? <p class="error" role="alert">{p.error}</p> : null}
           <p>{t("forgotIntro")}</p>
           <form method="post" action={`${p.prefix}/password-reset`}>
+            {p.organization ? <input type="hidden" name="org" value={p.organization} /> : null}
             <p>
               <label>
                 {t("email")}
@@ -110,7 +121,9 @@ export function linkInvalidPage(p: Base): string {
     <>
       <p class="error" role="alert">{p.t("linkInvalid")}</p>
       <p>
-        <a href={`${p.prefix}/password-reset`}>{p.t("forgotLink")}</a>
+        <a href={withOrganization(`${p.prefix}/password-reset`, p.organization)}>
+          {p.t("forgotLink")}
+        </a>
       </p>
     </>,
   );

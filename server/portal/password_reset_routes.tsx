@@ -1,7 +1,9 @@
 /**
  * The portal's lost-password routes: {prefix}/password-reset (ask for a link) and
  * {prefix}/password-reset/<token> (choose the new password). The rules live in
- * server/auth/password_reset.ts; the admin screens have the same function.
+ * server/auth/password_reset.ts; the admin screens have the same function. `?org=<slug>` (kept in
+ * the form) asks for the link of that organization's agent only; without it every agent of the
+ * e-mail gets its own link, and the answer is the same page either way.
  */
 import { type Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
@@ -12,6 +14,7 @@ import { postedFromAnotherSite } from "../http/cross_site.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
 import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
+import { namedOrganization } from "../auth/logins.ts";
 import { portalLanguage, translator } from "./i18n.ts";
 import {
   forgotPage,
@@ -38,15 +41,22 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
   app.use("/password-reset", ...portalPageMiddleware);
   app.use("/password-reset/*", ...portalPageMiddleware);
 
-  app.get(
-    "/password-reset",
-    (c) => c.html(forgotPage({ ...base(c), enabled: deps.mail !== null, email: "", error: null })),
-  );
+  app.get("/password-reset", (c) =>
+    c.html(
+      forgotPage({
+        ...base(c),
+        organization: namedOrganization(c.req.query("org")),
+        enabled: deps.mail !== null,
+        email: "",
+        error: null,
+      }),
+    ));
 
   app.post("/password-reset", async (c) => {
     const form = await c.req.parseBody();
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
-    const b = base(c);
+    const organization = namedOrganization(form.org ?? c.req.query("org"));
+    const b = { ...base(c), organization };
     if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
       return c.html(
         forgotPage({ ...b, enabled: deps.mail !== null, email, error: b.t("crossSiteSignIn") }),
@@ -57,6 +67,7 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     const result = await requestPasswordReset(deps, {
       email,
       role: "agent",
+      organization,
       address: clientAddress(deps, c) ?? "unknown",
       linkBase: `${publicOrigin(deps.config, c)}${prefix}/password-reset`,
     });
