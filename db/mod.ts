@@ -13,12 +13,18 @@ export type Tx = postgres.Sql | postgres.TransactionSql;
  * U+FFFD, in keys and values alike, so the record is written rather than lost.
  */
 export function jsonb(tx: Tx, value: unknown): postgres.Parameter {
-  // JSON.stringify writes U+0000 as the escape \u0000; one after an escaped backslash is text.
-  const text = JSON.stringify(value ?? null).replace(
+  return tx.json(JSON.parse(withoutNulEscapes(JSON.stringify(value ?? null))));
+}
+
+/**
+ * JSON text with every escaped U+0000 (`\u0000`, which jsonb refuses) written as U+FFFD; an
+ * escape after an escaped backslash is text, and is kept.
+ */
+export function withoutNulEscapes(json: string): string {
+  return json.replace(
     /(\\*)\\u0000/g,
     (all, slashes: string) => slashes.length % 2 ? all : `${slashes}\\ufffd`,
   );
-  return tx.json(JSON.parse(text));
 }
 
 /** `text` with every U+0000 replaced by U+FFFD (PostgreSQL text cannot hold U+0000). */

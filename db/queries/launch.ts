@@ -3,7 +3,8 @@
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
 import type postgres from "postgres";
-import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
+import { jsonb, type Sql, type Tx, withoutNul, withoutNulEscapes } from "../mod.ts";
+import { sqlState } from "../errors.ts";
 import type { UserFields } from "./users.ts";
 
 /** The agent's fields a launch writes (the parsed payload's agent, server/launch/payload.ts). */
@@ -97,9 +98,18 @@ export interface LaunchInput {
   dryRun: boolean;
 }
 
+/** The warning of a launch whose text held U+0000 (stored as U+FFFD). */
+const NUL_REPLACED = {
+  path: "context",
+  code: "nul_replaced",
+  message: "U+0000 characters were stored as U+FFFD (PostgreSQL text cannot hold them)",
+};
+
 /** The SQLSTATEs launch_apply raises (db/functions/launch_apply.sql). */
 const REFUSED = "PLL01";
 const DRY_RUN_DONE = "PLL03";
+/** PostgreSQL's untranslatable_character: jsonb refuses the escape \u0000. */
+const UNSUPPORTED_ESCAPE = "22P05";
 
 /**
  * The launch's database work in ONE call of launch_apply (one round trip, one implicit
@@ -113,12 +123,25 @@ export async function applyLaunch(sql: Tx, input: LaunchInput): Promise<LaunchOu
   // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
   const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
   try {
+    return await callLaunchApply(sql, args);
+  } catch (err) {
+    // PostgreSQL text cannot hold U+0000 (jsonb refuses its escape): a launch that sends one (a
+    // custom field, a team or device name) has it stored as U+FFFD, with a warning, as every
+    // other write does (db/mod.ts jsonb). Checked only when it happens: no cost to other launches.
+    if (sqlState(err) !== UNSUPPORTED_ESCAPE) throw err;
+    const warned = { ...args, warnings: [...args.warnings, NUL_REPLACED] };
+    return await callLaunchApply(sql, JSON.parse(withoutNulEscapes(JSON.stringify(warned))));
+  }
+}
+
+async function callLaunchApply(sql: Tx, args: unknown): Promise<LaunchOutcome> {
+  try {
     const [row] = await sql<{ applied: AppliedLaunch }[]>`
-      select launch_apply(${sql.json(args as unknown as postgres.JSONValue)}::jsonb) as applied
+      select launch_apply(${sql.json(args as postgres.JSONValue)}::jsonb) as applied
     `;
     return { kind: "done", applied: row.applied };
   } catch (err) {
-    const code = (err as { code?: string }).code;
+    const code = sqlState(err);
     const detail = (err as { detail?: string }).detail ?? "null";
     if (code === DRY_RUN_DONE) return { kind: "dry_run", applied: JSON.parse(detail) };
     if (code === REFUSED) return { kind: "refused", refusals: JSON.parse(detail) };

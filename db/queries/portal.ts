@@ -186,4 +186,3 @@ export async function insertSessionEventOnce(
   `;
   return rows.length > 0;
 }
-
