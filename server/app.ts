@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/env.ts";
 import { handleError } from "./http/errors.ts";
 import { completePagePolicy } from "./http/page_policy.ts";
 import { log } from "./log.ts";
+import { redactPath } from "./http/redact.ts";
 import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
@@ -50,7 +51,8 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
     await next();
     log.info("request", {
       method: c.req.method,
-      path: c.req.path,
+      // Reset links carry their token in the path: never logged (server/http/redact.ts).
+      path: redactPath(c.req.path),
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       requestId: c.get("requestId"),
