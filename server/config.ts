@@ -154,7 +154,7 @@ const envSchema = z.object({
   ),
   MAIL_FROM: optionalText,
   MAIL_RETRY_BASE_MS: intText(15_000, 10, 3_600_000),
-  PASSWORD_RESET_TTL_MINUTES: intText(30, 5, 1440),
+  PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
 });
 
 function isOrigin(value: string): boolean {

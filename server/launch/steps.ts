@@ -220,7 +220,11 @@ export function countFailure(
   refusal: AppError | null,
   address: string | null,
 ): void {
-  if (refusal?.status !== 429) deps.failures.launch.fail(address ?? "unknown");
+  // Only failures the client caused count: a 429 is the limit itself, and a 5xx (no refusal: a
+  // database fault, say) is the service's, which must not lock every address out.
+  if (refusal && refusal.status < 500 && refusal.status !== 429) {
+    deps.failures.launch.fail(address ?? "unknown");
+  }
 }
 
 /** What the launch log keeps of a failed launch for a known app. */

@@ -79,3 +79,13 @@ Deno.test("config accepts boolean spellings for TRUST_PROXY", () => {
   assert.equal(loadConfig({ TRUST_PROXY: "Yes" }).trustProxy, true);
   assert.equal(loadConfig({ TRUST_PROXY: "off" }).trustProxy, false);
 });
+
+Deno.test("config: PASSWORD_RESET_TTL_MINUTES takes 1 to 1440 (QA can test expiry in a minute)", () => {
+  assert.equal(loadConfig({ PASSWORD_RESET_TTL_MINUTES: "1" }).passwordResetTtlMinutes, 1);
+  assert.equal(loadConfig({ PASSWORD_RESET_TTL_MINUTES: "1440" }).passwordResetTtlMinutes, 1440);
+  assert.match(problems({ PASSWORD_RESET_TTL_MINUTES: "0" }).join(), /PASSWORD_RESET_TTL_MINUTES/);
+  assert.match(
+    problems({ PASSWORD_RESET_TTL_MINUTES: "1441" }).join(),
+    /PASSWORD_RESET_TTL_MINUTES/,
+  );
+});

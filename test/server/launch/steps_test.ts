@@ -90,14 +90,17 @@ Deno.test("limitFailures lets an address launch until it failed too often, then 
   assert.deepEqual(refusal.headers, { "Retry-After": "60" });
 });
 
-Deno.test("countFailure counts refusals and unexpected errors, never a 429", () => {
+Deno.test("countFailure counts the client's refusals only, never a 429 or a 5xx", () => {
   const launch = new FailureLimiter(1, 60_000);
   const deps = { failures: { launch } };
   countFailure(deps, new AppError(429, "too_many_failures", "slow down"), "192.0.2.1");
   assert.equal(launch.retryAfter("192.0.2.1"), 0, "a 429 is not a failure of its own");
+  countFailure(deps, null, "192.0.2.1");
+  countFailure(deps, new AppError(503, "unavailable", "database down"), "192.0.2.1");
+  assert.equal(launch.retryAfter("192.0.2.1"), 0, "the service's faults lock no one out");
   countFailure(deps, new AppError(401, "invalid_signature", "Invalid signature"), "192.0.2.1");
   assert.ok(launch.retryAfter("192.0.2.1") > 0);
-  countFailure(deps, null, null);
+  countFailure(deps, new AppError(400, "invalid_payload", "bad"), null);
   assert.ok(launch.retryAfter("unknown") > 0, "no address counts as 'unknown'");
 });
 
