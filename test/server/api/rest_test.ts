@@ -166,14 +166,21 @@ for (const backend of backends) {
               code: "invalid",
               message: "not configured in the custom-fields setup",
             },
-            { path: "assigneeId", code: "invalid", message: "no agent has id 999999" },
+            {
+              path: "assigneeId",
+              code: "invalid_assignee",
+              message: "not an enabled agent of this session's organization; " +
+                "GET /api/v1/agents lists the agents you can assign",
+            },
           ]);
           assert.deepEqual(await (await get(url)).json(), before);
           const [adminUser] = await svc.db.sql`
             insert into users (role, email) values ('admin', 'root@example.com') returning id`;
           const toAdmin = await svc.api("PATCH", url, write, { assigneeId: adminUser.id });
           assert.equal(toAdmin.status, 400);
-          assert.match((await toAdmin.json()).errors[0].message, /administrator/);
+          const refusal = await toAdmin.json();
+          assert.equal(refusal.code, "invalid_assignee", "an administrator: the same answer");
+          assert.equal(refusal.errors[0].path, "assigneeId");
           const shape = await svc.api("PATCH", url, write, { status: "pending", extra: 1 });
           assert.equal(shape.status, 400);
           assert.deepEqual(
