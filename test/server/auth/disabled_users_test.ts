@@ -167,7 +167,15 @@ for (const backend of backends) {
       assert.equal(enabled.status, 200);
       assert.deepEqual(
         { ...(await enabled.json()), id: 0 },
-        { id: 0, role: "agent", email: a.email, disabled: false, disabledAt: null, loginsEnded: 0 },
+        {
+          id: 0,
+          role: "agent",
+          organization: "default",
+          email: a.email,
+          disabled: false,
+          disabledAt: null,
+          loginsEnded: 0,
+        },
       );
       const back = await launch(f, { id: a.id, email: a.email });
       assert.equal(back.status, 200);
@@ -220,11 +228,9 @@ for (const backend of backends) {
       });
       assert.equal(res.status, 400);
       const err = await res.json();
-      assert.deepEqual(err.errors, [{
-        path: "assigneeId",
-        code: "invalid",
-        message: `agent ${b.agentId} is disabled; an administrator can enable the agent again`,
-      }]);
+      // The same answer as for any id that is not an enabled agent of the session's organization.
+      assert.equal(err.code, "invalid_assignee");
+      assert.deepEqual(err.errors.map((e: { path: string }) => e.path), ["assigneeId"]);
       const transfer = await (await f.svc.request(`/portal/sessions/${a.sessionId}`, {
         headers: { Cookie: a.cookie },
       })).text();
