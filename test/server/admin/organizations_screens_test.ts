@@ -80,6 +80,23 @@ for (const backend of backends) {
     assert.match(apps.html, /<a href="\/admin\/organizations"\s*>Organizations<\/a>/);
   });
 
+  test("pages with organization fields label each one, with unique ids", async (f) => {
+    await organization(f);
+    for (const path of ["/admin/organizations", "/admin/apps", "/admin/users", "/admin/teams"]) {
+      const { html } = await page(f, path);
+      const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+      assert.equal(new Set(ids).size, ids.length, `${path}: unique ids`);
+      const fields = [...html.matchAll(/<(?:input|select|textarea)\b[^>]*>/g)].map((m) => m[0])
+        .filter((tag) => !/type="hidden"/.test(tag));
+      const own = path === "/admin/organizations" ? /name="slug"/ : /name="organization"/;
+      assert.ok(fields.some((tag) => own.test(tag)), `${path}: its organization field is seen`);
+      for (const tag of fields) {
+        const id = tag.match(/ id="([^"]+)"/)?.[1];
+        assert.ok(id && html.includes(`<label for="${id}"`), `${path}: ${tag} has a label`);
+      }
+    }
+  });
+
   test("add form creates one; without the CSRF token nothing", async (f) => {
     const s = slug();
     const forged = await postAs(f.svc, f.admin, "/admin/organizations", {
