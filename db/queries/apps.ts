@@ -7,6 +7,10 @@ export interface AppRow {
   id: number;
   appName: string;
   name: string;
+  /** The organization that owns the app (its agents and teams are the organization's). */
+  organizationId: number;
+  /** The slug of that organization (read only: organizationId is what is written). */
+  organization: string;
   authType: "signed_request" | "oauth2_signed_request";
   apiKeySealed: string | null;
   consumerKey: string | null;
@@ -36,21 +40,26 @@ export interface AppRow {
 export type AppValues = Omit<
   AppRow,
   | "id"
+  | "organization"
   | "createdAt"
   | "updatedAt"
   | "callbackSecretPreviousSealed"
   | "callbackSecretPreviousExpiresAt"
 >;
 
+/** The columns of an app row as AppRow reads them (`a`: the app), with its organization's slug. */
+const appColumns = (tx: Tx) =>
+  tx`a.*, (select o.slug from organizations o where o.id = a.organization_id) as organization`;
+
 /** Inserts an app; returns null when the App Name is taken (case-insensitively). */
 export async function insertApp(tx: Tx, values: AppValues): Promise<AppRow | null> {
   const [row] = await tx<AppRow[]>`
-    insert into apps (
-      app_name, name, auth_type, api_key_sealed, consumer_key, consumer_secret_sealed,
+    insert into apps as a (
+      organization_id, app_name, name, auth_type, api_key_sealed, consumer_key, consumer_secret_sealed,
       implementor, frame_ancestors, enabled, replay_protection, max_age_seconds, callback_url,
       callback_method, callback_events, token_url, token_auth_method, callback_secret_sealed
     ) values (
-      ${values.appName}, ${values.name}, ${values.authType}, ${values.apiKeySealed},
+      ${values.organizationId}, ${values.appName}, ${values.name}, ${values.authType}, ${values.apiKeySealed},
       ${values.consumerKey}, ${values.consumerSecretSealed}, ${values.implementor},
       ${values.frameAncestors}, ${values.enabled}, ${values.replayProtection},
       ${values.maxAgeSeconds}, ${values.callbackUrl}, ${values.callbackMethod},
@@ -58,20 +67,48 @@ export async function insertApp(tx: Tx, values: AppValues): Promise<AppRow | nul
       ${values.callbackSecretSealed}
     )
     on conflict do nothing
-    returning *
+    returning ${appColumns(tx)}
   `;
   return row ?? null;
 }
 
 /** Finds an app by App Name (case-insensitive). */
 export async function findAppByName(tx: Tx, appName: string): Promise<AppRow | null> {
-  const [row] = await tx<AppRow[]>`select * from apps where lower(app_name) = lower(${appName})`;
+  const [row] = await tx<AppRow[]>`
+    select ${appColumns(tx)} from apps a where lower(a.app_name) = lower(${appName})
+  `;
   return row ?? null;
 }
 
-/** Lists every app by App Name. */
-export async function listApps(tx: Tx): Promise<AppRow[]> {
-  return await tx<AppRow[]>`select * from apps order by lower(app_name)`;
+/** Lists every app by App Name, or the apps of one organization. */
+export async function listApps(tx: Tx, organizationId?: number): Promise<AppRow[]> {
+  return await tx<AppRow[]>`
+    select ${appColumns(tx)} from apps a
+    ${organizationId !== undefined ? tx`where a.organization_id = ${organizationId}` : tx``}
+    order by lower(a.app_name)
+  `;
+}
+
+/**
+ * Locks an app before it moves to another organization and tells whether it has sessions; null
+ * when it does not exist. The lock waits for launches writing a session of the app and holds off
+ * new ones until the move commits.
+ */
+export async function lockAppForMove(
+  tx: Tx,
+  id: number,
+): Promise<{ hasSessions: boolean } | null> {
+  const [row] = await tx<{ hasSessions: boolean }[]>`
+    select exists (select 1 from sessions s where s.app_id = a.id) as has_sessions
+    from apps a where a.id = ${id} for update
+  `;
+  return row ?? null;
+}
+
+/** Forgets the agents' external ids of an app (they name agents of its former organization). */
+export async function deleteAgentExternalIds(tx: Tx, appId: number): Promise<number> {
+  const rows = await tx`delete from agent_external_ids where app_id = ${appId} returning 1`;
+  return rows.length;
 }
 
 /** Replaces an app's writable columns; null when it does not exist, "conflict" on a taken name. */
@@ -82,7 +119,8 @@ export async function updateApp(
 ): Promise<AppRow | null | "conflict"> {
   try {
     const [row] = await tx<AppRow[]>`
-      update apps set
+      update apps as a set
+        organization_id = ${values.organizationId},
         app_name = ${values.appName},
         name = ${values.name},
         auth_type = ${values.authType},
@@ -101,8 +139,8 @@ export async function updateApp(
         token_auth_method = ${values.tokenAuthMethod},
         callback_secret_sealed = ${values.callbackSecretSealed},
         updated_at = now()
-      where id = ${id}
-      returning *
+      where a.id = ${id}
+      returning ${appColumns(tx)}
     `;
     return row ?? null;
   } catch (err) {

@@ -233,6 +233,8 @@ export interface DeliveryRow {
 /** Filters of the deliveries list; appId undefined means every app. */
 export interface DeliveryFilter {
   appId?: number | null;
+  /** Only events of this organization's apps. */
+  organizationId?: number;
   status?: string;
   type?: string;
   referenceId?: string;
@@ -255,6 +257,8 @@ export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<Deliv
         from callback_attempts t where t.event_id = e.id), '[]') as attempt_log
     from callback_events e join apps a on a.id = e.app_id
     where (${f.appId === undefined} or e.app_id = ${f.appId ?? null})
+      and (${f.organizationId ?? null}::bigint is null
+        or a.organization_id = ${f.organizationId ?? null})
       and (${f.status ?? null}::text is null or e.status = ${f.status ?? null})
       and (${f.type ?? null}::text is null or e.type = ${f.type ?? null})
       and (${f.referenceId ?? null}::text is null or e.reference_id = ${f.referenceId ?? null})

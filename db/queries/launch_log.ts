@@ -22,6 +22,8 @@ export interface LaunchLogRow {
 export interface LaunchLogFilter {
   /** Only this app's launches (null: none); every app's when undefined. */
   appId?: number | null;
+  /** Only launches through this organization's apps. */
+  organizationId?: number;
   app?: string;
   outcome?: string;
   since?: Date;
@@ -42,6 +44,11 @@ export async function listLaunches(
     from launches
     where true
       ${f.appId !== undefined ? sql`and app_id = ${f.appId}` : sql``}
+      ${
+    f.organizationId !== undefined
+      ? sql`and app_id in (select a.id from apps a where a.organization_id = ${f.organizationId})`
+      : sql``
+  }
       ${f.withWarnings ? sql`and warnings <> '[]'::jsonb` : sql``}
       ${f.app ? sql`and lower(app_name) = lower(${f.app})` : sql``}
       ${f.outcome ? sql`and outcome = ${f.outcome}` : sql``}

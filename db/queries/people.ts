@@ -19,6 +19,8 @@ export interface CustomerRow {
 /** An agent with its teams. */
 export interface AgentRow extends UserFields {
   id: number;
+  /** The slug of the agent's organization. */
+  organization: string;
   teams: { teamId: string; teamName: string }[];
   createdAt: Date;
   updatedAt: Date;
@@ -33,6 +35,8 @@ export interface PeopleFilter {
   externalId?: string;
   beforeId?: number;
   scope: AppScope;
+  /** Only customers of this organization's apps; only agents of this organization. */
+  organizationId?: number;
 }
 
 /** `and <column> = <the scope's app>` unless the scope is every app. */
@@ -40,9 +44,14 @@ function inScope(sql: Sql, column: string, scope: AppScope) {
   return "all" in scope ? sql`` : sql`and ${sql(column)} = ${scope.appId}`;
 }
 
-/** The agents an app reaches: those who launched through it, or have its external id. */
+/**
+ * The agents an app reaches: those of its organization who launched through it, or have its
+ * external id (an app that moved keeps its launch log, not its former organization's agents).
+ */
 function agentInScope(sql: Sql, scope: AppScope) {
-  return "all" in scope ? sql`` : sql`and (
+  return "all" in scope ? sql`` : sql`and u.organization_id = (
+    select a.organization_id from apps a where a.id = ${scope.appId}
+  ) and (
     exists (select 1 from agent_external_ids e where e.user_id = u.id and e.app_id = ${scope.appId})
     or exists (select 1 from launches l where l.agent_id = u.id and l.app_id = ${scope.appId})
   )`;
@@ -74,6 +83,11 @@ export async function listCustomers(
   return await sql<CustomerRow[]>`
     select ${customerColumns(sql)} from customers
     where true ${inScope(sql, "app_id", f.scope)}
+      ${
+    f.organizationId !== undefined
+      ? sql`and app_id in (select a.id from apps a where a.organization_id = ${f.organizationId})`
+      : sql``
+  }
       ${f.email ? sql`and lower(email) = lower(${f.email})` : sql``}
       ${f.externalId ? sql`and external_id = ${f.externalId}` : sql``}
       ${f.beforeId !== undefined ? sql`and id < ${f.beforeId}` : sql``}
@@ -83,7 +97,8 @@ export async function listCustomers(
 }
 
 const agentColumns = (sql: Sql) =>
-  sql`u.id, u.external_id, u.email, u.first_name, u.last_name, u.phone, u.locale, u.created_at,
+  sql`u.id, (select o.slug from organizations o where o.id = u.organization_id) as organization,
+    u.external_id, u.email, u.first_name, u.last_name, u.phone, u.locale, u.created_at,
     u.updated_at,
     coalesce((select json_agg(json_build_object('teamId', t.team_id, 'teamName', t.name)
         order by t.team_id)
@@ -103,6 +118,7 @@ export async function listAgents(sql: Sql, f: PeopleFilter, limit: number): Prom
   return await sql<AgentRow[]>`
     select ${agentColumns(sql)} from users u
     where u.role = 'agent' ${agentInScope(sql, f.scope)}
+      ${f.organizationId !== undefined ? sql`and u.organization_id = ${f.organizationId}` : sql``}
       ${f.email ? sql`and lower(u.email) = lower(${f.email})` : sql``}
       ${f.externalId ? sql`and u.external_id = ${f.externalId}` : sql``}
       ${f.beforeId !== undefined ? sql`and u.id < ${f.beforeId}` : sql``}

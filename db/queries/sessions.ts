@@ -37,6 +37,8 @@ export interface SessionRow {
 export interface SessionFilter {
   /** Only this app's sessions (null: none); every app's when undefined. */
   appId?: number | null;
+  /** Only sessions of this organization's apps. */
+  organizationId?: number;
   status?: "open" | "closed";
   externalReference?: string;
   referenceId?: string;
@@ -130,6 +132,11 @@ export async function listSessionsJson(
       from sessions s join customers c on c.id = s.customer_id
       where true
         ${f.appId !== undefined ? sql`and s.app_id = ${f.appId}` : sql``}
+        ${
+    f.organizationId !== undefined
+      ? sql`and s.app_id in (select a.id from apps a where a.organization_id = ${f.organizationId})`
+      : sql``
+  }
         ${f.status ? sql`and s.status = ${f.status}` : sql``}
         ${f.externalReference ? sql`and s.external_reference = ${f.externalReference}` : sql``}
         ${f.referenceId ? sql`and s.reference_id = ${f.referenceId}` : sql``}

@@ -13,6 +13,8 @@ import { SUBSCRIBABLE_EVENTS } from "./callback_settings.ts";
 export interface AppDetails {
   appName: string;
   name: string;
+  /** The slug of the organization owning the app. */
+  organization: string;
   authType: AppRow["authType"];
   implementor: AppRow["implementor"];
   replayProtection: AppRow["replayProtection"];
@@ -82,6 +84,7 @@ export async function details(
   return {
     appName: app.appName,
     name: app.name,
+    organization: app.organization,
     authType: app.authType,
     implementor: app.implementor,
     replayProtection: app.replayProtection,

@@ -7,10 +7,12 @@ import type { Tx } from "../../db/mod.ts";
 import {
   type AppRow,
   type AppValues,
+  deleteAgentExternalIds,
   deleteApp,
   findAppByName,
   insertApp,
   listApps,
+  lockAppForMove,
   updateApp,
 } from "../../db/queries/apps.ts";
 import {
@@ -29,6 +31,7 @@ import { inTransaction } from "../transaction.ts";
 import type { CreateAppSchema, UpdateAppSchema } from "./schemas.ts";
 import { callbackErrors } from "./callback_settings.ts";
 import { generateCallbackSecret } from "../callbacks/signing.ts";
+import { DEFAULT_ORGANIZATION, organizationIdOf } from "./organizations.ts";
 
 /** Validated create input. */
 export type CreateAppInput = z.infer<typeof CreateAppSchema>;
@@ -105,9 +108,15 @@ export async function createApp(
   const clientSecret = generateToken(40);
   return await inTransaction(deps, async ({ tx, after }) => {
     after.appsChanged();
+    const organizationId = await organizationIdOf(
+      tx,
+      input.organization ?? DEFAULT_ORGANIZATION.slug,
+      { keep: true },
+    );
     // Inserted first, with placeholders the same transaction replaces: sealed secrets are bound
     // to the app's id, which the insert makes.
     const inserted = await insertApp(tx, {
+      organizationId,
       appName: input.appName,
       name: input.name,
       authType: input.authType,
@@ -165,9 +174,13 @@ export async function appByName(
   return await details(deps, deps.sql, origin, app, client);
 }
 
-/** Lists every app. */
-export async function allApps(deps: Deps, origin: string): Promise<AppDetails[]> {
-  const apps = await listApps(deps.sql);
+/** Lists every app, or the apps of one organization (its id). */
+export async function allApps(
+  deps: Deps,
+  origin: string,
+  organizationId?: number,
+): Promise<AppDetails[]> {
+  const apps = await listApps(deps.sql, organizationId);
   const out: AppDetails[] = [];
   for (const app of apps) {
     const client = await findClientOfApp(deps.sql, app.id);
@@ -176,7 +189,34 @@ export async function allApps(deps: Deps, origin: string): Promise<AppDetails[]>
   return out;
 }
 
-/** Updates an app; switching authType clears the secrets of the other type. */
+/**
+ * The organization an app is to belong to after a change: moving it to another one is refused
+ * while the app has sessions (they stay with its agents), and forgets the app's external ids of
+ * agents (they name agents of the organization it leaves).
+ */
+async function organizationOfPatch(tx: Tx, app: AppRow, slug?: string): Promise<number> {
+  if (slug === undefined) return app.organizationId;
+  const id = await organizationIdOf(tx, slug, { keep: true });
+  if (id === app.organizationId) return id;
+  const locked = await lockAppForMove(tx, app.id);
+  if (!locked) throw notFound(app.appName);
+  if (locked.hasSessions) {
+    throw new AppError(
+      409,
+      "app_has_sessions",
+      `App ${app.appName} has sessions: they belong to its organization ${app.organization}, ` +
+        "so it cannot move to another one",
+      [{ path: "organization", message: "the app has sessions, so it cannot move" }],
+    );
+  }
+  await deleteAgentExternalIds(tx, app.id);
+  return id;
+}
+
+/**
+ * Updates an app; switching authType clears the secrets of the other type, and a new
+ * `organization` moves it (see organizationOfPatch).
+ */
 export async function changeApp(
   deps: Deps,
   origin: string,
@@ -216,6 +256,7 @@ export async function changeApp(
       );
     }
     const values: AppValues = {
+      organizationId: await organizationOfPatch(tx, app, patch.organization),
       appName: patch.appName ?? app.appName,
       name: patch.name ?? app.name,
       authType,

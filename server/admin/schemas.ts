@@ -41,8 +41,38 @@ export const FrameAncestorSchema = z.string().superRefine((entry, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
+/** An organization's slug: 2-63 of lowercase letters, digits and '-', not starting with '-'. */
+export const OrganizationSlugSchema = z.string(msg("expected an organization's slug")).regex(
+  /^[a-z0-9][a-z0-9-]{1,62}$/,
+  "expected 2-63 lowercase letters, digits and '-' (not starting with '-')",
+).openapi({ example: "acme" });
+
+const OrganizationNameSchema = z.string(msg("expected a name")).trim().min(1, "required")
+  .max(200, "at most 200 characters").openapi({ example: "Acme Inc." });
+
+/** POST /admin/organizations body. */
+export const CreateOrganizationSchema = z.strictObject({
+  slug: OrganizationSlugSchema,
+  name: OrganizationNameSchema,
+}).openapi("CreateOrganization");
+
+/** PATCH /admin/organizations/{slug} body. */
+export const UpdateOrganizationSchema = z.strictObject({ name: OrganizationNameSchema })
+  .openapi("UpdateOrganization");
+
+/** An organization as the admin API shows it. */
+export const OrganizationSchema = z.object({
+  slug: z.string().openapi({ example: "acme" }),
+  name: z.string().openapi({ example: "Acme Inc." }),
+  createdAt: z.string().openapi({ example: "2026-11-22T09:30:00.000Z" }),
+}).openapi("Organization");
+
 const appFields = {
   appName: AppNameSchema,
+  organization: OrganizationSlugSchema.openapi({
+    description: "The slug of the organization that owns the app (default `default`). Moving " +
+      "an app that has sessions is refused (409 `app_has_sessions`)",
+  }),
   name: z.string().trim().min(1, "required").max(200, "at most 200 characters")
     .openapi({ example: "Acme CRM" }),
   authType: z.enum(AUTH_TYPES, msg(`expected one of ${AUTH_TYPES.join(", ")}`)),
@@ -91,6 +121,7 @@ const appFields = {
 export const CreateAppSchema = z.strictObject({
   appName: appFields.appName,
   name: appFields.name,
+  organization: appFields.organization.optional(),
   authType: appFields.authType,
   apiKey: appFields.apiKey.optional(),
   consumerKey: appFields.consumerKey.optional(),
@@ -115,6 +146,7 @@ export const UpdateAppSchema = CreateAppSchema.partial().openapi("UpdateApp");
 export const AppSchema = z.object({
   appName: z.string(),
   name: z.string(),
+  organization: z.string().openapi({ description: "The slug of the organization owning it" }),
   authType: z.enum(AUTH_TYPES),
   implementor: z.enum(implementorIds),
   replayProtection: z.enum(REPLAY_POLICIES),
@@ -250,6 +282,9 @@ export const UserAccessSchema = z.strictObject({
 export const UserAccessStateSchema = z.object({
   id: z.number().int(),
   role: z.enum(["agent", "admin"]),
+  organization: z.string().nullable().openapi({
+    description: "An agent's organization (slug); null for an administrator (they are global)",
+  }),
   email: z.string(),
   disabled: z.boolean(),
   disabledAt: z.string().nullable().openapi({ description: "When the user was disabled" }),

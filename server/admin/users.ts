@@ -12,6 +12,7 @@ import {
   setUserTeams,
   type TeamRow,
   updateUserProfile,
+  type UserSearch,
 } from "../../db/queries/people_admin.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { lockEnabledAdmins, setAgentPassword, setUserDisabled } from "../../db/queries/users.ts";
@@ -20,6 +21,8 @@ import type { Deps } from "../deps.ts";
 import { AppError, validationError } from "../http/errors.ts";
 import { type FIELD_RULES, normalizePhone } from "../launch/contract.ts";
 import { fieldText } from "../launch/field_schemas.ts";
+import { DEFAULT_ORGANIZATION, organizationIdOf } from "./organizations.ts";
+import { OrganizationSlugSchema } from "./schemas.ts";
 
 export type { AdminUserRow, TeamRow };
 
@@ -58,8 +61,12 @@ export const ProfileSchema = z.object({
   teamIds: z.array(z.coerce.number().int().positive()).max(200),
 });
 
-/** The team form: a team a launch can create (`user.teams[]`) is a team this form accepts. */
+/**
+ * The team form: a team a launch can create (`user.teams[]`) is a team this form accepts, in an
+ * organization (default `default`).
+ */
 export const TeamSchema = z.object({
+  organization: blankAsAbsent().optional().pipe(OrganizationSlugSchema.optional()),
   teamId: formText("teamId"),
   name: formText("teamName"),
 });
@@ -67,7 +74,7 @@ export const TeamSchema = z.object({
 /** Users matching a search, newest first. */
 export async function findUsers(
   deps: Deps,
-  q: { q?: string; role?: "agent" | "admin"; beforeId?: number },
+  q: UserSearch,
   limit: number,
 ): Promise<AdminUserRow[]> {
   return await searchUsers(deps.sql, q, limit);
@@ -107,20 +114,28 @@ export async function saveProfile(deps: Deps, id: number, input: unknown): Promi
   }
 }
 
-/** Every team. */
-export async function teams(deps: Deps): Promise<TeamRow[]> {
-  return await listTeams(deps.sql);
+/** Every team, or the teams of one organization (its id). */
+export async function teams(deps: Deps, organizationId?: number): Promise<TeamRow[]> {
+  return await listTeams(deps.sql, organizationId);
 }
 
-/** Creates a team; 409 naming teamId when it is taken. */
+/** Creates a team; 409 naming teamId when its organization has a team with that id. */
 export async function createTeam(deps: Deps, input: unknown): Promise<void> {
   const parsed = TeamSchema.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error.issues);
-  if (!(await insertTeam(deps.sql, parsed.data.teamId, parsed.data.name))) {
-    throw new AppError(409, "team_exists", "Invalid request", [
-      { path: "teamId", message: "already used by another team" },
-    ]);
-  }
+  const v = parsed.data;
+  await inTransaction(deps, async ({ tx }) => {
+    const organizationId = await organizationIdOf(
+      tx,
+      v.organization ?? DEFAULT_ORGANIZATION.slug,
+      { keep: true },
+    );
+    if (!(await insertTeam(tx, { organizationId, teamId: v.teamId, name: v.name }))) {
+      throw new AppError(409, "team_exists", "Invalid request", [
+        { path: "teamId", message: "already used by another team of this organization" },
+      ]);
+    }
+  });
 }
 
 /** Renames a team. */

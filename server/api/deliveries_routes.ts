@@ -11,8 +11,9 @@ import type { AppEnv } from "../http/env.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
 import { decodeCursor, page } from "./paging.ts";
-import { IdParam, pageOf, PageQuery } from "./schemas.ts";
+import { IdParam, OrganizationQuery, pageOf, PageQuery } from "./schemas.ts";
 import { appScope, scopeFilter } from "./app_scope.ts";
+import { organizationFilter } from "./organization_filter.ts";
 import { msg } from "../zod_messages.ts";
 
 const STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
@@ -21,6 +22,7 @@ const STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
 export const DeliveryListQuery = z.object({
   ...PageQuery,
   app: z.string().max(64).optional().openapi({ description: "admin clients: one app's events" }),
+  ...OrganizationQuery,
   status: z.enum(STATUSES, msg(`expected one of ${STATUSES.join(", ")}`)).optional(),
   type: z.enum(EVENT_TYPES, msg(`expected one of ${EVENT_TYPES.join(", ")}`)).optional(),
   referenceId: z.string().max(128).optional(),
@@ -101,6 +103,7 @@ export function deliveryRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const q = c.req.valid("query");
       const rows = await deliveries(deps, {
         appId: scopeFilter(await appScope(deps, c)),
+        organizationId: await organizationFilter(deps, c, q.organization),
         status: q.status,
         type: q.type,
         referenceId: q.referenceId,

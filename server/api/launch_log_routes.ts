@@ -11,6 +11,7 @@ import { decodeCursor, page } from "./paging.ts";
 import { IdParam, LaunchListQuery, LaunchSchema, pageOf } from "./schemas.ts";
 import { launchView } from "./views.ts";
 import { appScope, scopeFilter } from "./app_scope.ts";
+import { organizationFilter } from "./organization_filter.ts";
 
 /** Builds the launches sub-app. */
 export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
@@ -40,6 +41,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const q = c.req.valid("query");
       const rows = await listLaunches(deps.sql, {
         appId: scopeFilter(await appScope(deps, c)),
+        organizationId: await organizationFilter(deps, c, q.organization),
         app: q.app,
         outcome: q.outcome,
         since: q.since ? new Date(q.since) : undefined,

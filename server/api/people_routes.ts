@@ -19,6 +19,7 @@ import { decodeCursor, page } from "./paging.ts";
 import { AgentSchema, CustomerSchema, IdParam, pageOf, PeopleQuery } from "./schemas.ts";
 import { agentView, customerView } from "./views.ts";
 import { appScope } from "./app_scope.ts";
+import { organizationFilter } from "./organization_filter.ts";
 
 /** What sets one people resource apart: its names, schema, queries and view. */
 export interface PeopleResource<Row extends { id: number }> {
@@ -100,6 +101,7 @@ export function peopleRoutes<Row extends { id: number }>(
         externalId: q.externalId,
         beforeId: decodeCursor(q.cursor),
         scope: await appScope(deps, c),
+        organizationId: await organizationFilter(deps, c, q.organization),
       }, q.limit + 1);
       c.header("Cache-Control", "no-store");
       return c.json(page(rows, q.limit, resource.view), 200);

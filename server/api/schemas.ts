@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { customFieldValue } from "../launch/payload_schema.ts";
 import { msg } from "../zod_messages.ts";
+import { OrganizationSlugSchema } from "../admin/schemas.ts";
 
 /** A numeric id in a path (`/sessions/{id}`). */
 export const IdParam = z.object({
@@ -19,6 +20,16 @@ export const PageQuery = {
   ).default(50).openapi({ description: "Items per page (1-200, default 50)", example: 50 }),
   cursor: z.string().max(200).optional().openapi({
     description: "The nextCursor of the previous page; omit it for the first page",
+  }),
+};
+
+/** `?organization=<slug>` of a list: admin clients only (an app's client gets 400). */
+export const OrganizationQuery = {
+  organization: OrganizationSlugSchema.optional().openapi({
+    description: "Admin clients: only the rows of this organization (its apps' rows; agents " +
+      "and users of the organization itself). An unknown slug is 400; an app's client, which " +
+      "sees its own app only, gets 400 too",
+    example: "default",
   }),
 };
 
@@ -50,6 +61,7 @@ export const CustomerSchema = z.object({
 /** An agent with its teams. */
 export const AgentSchema = z.object({
   ...Person,
+  organization: z.string().openapi({ description: "The slug of the agent's organization" }),
   phone: z.string().nullable(),
   locale: z.string().nullable().openapi({ example: "fr-CA" }),
   teams: z.array(z.object({ teamId: z.string(), teamName: z.string() })).openapi({
@@ -100,6 +112,7 @@ export const SessionListQuery = z.object({
     description: "Only sessions updated at or after this time",
     example: "2026-11-01T00:00:00Z",
   }),
+  ...OrganizationQuery,
   ...PageQuery,
 });
 
@@ -120,6 +133,7 @@ export const SessionPatchSchema = z.strictObject({
 export const PeopleQuery = z.object({
   email: z.string().max(320).optional().openapi({ example: "grace@example.org" }),
   externalId: z.string().max(200).optional(),
+  ...OrganizationQuery,
   ...PageQuery,
 });
 
@@ -155,6 +169,7 @@ export const LaunchListQuery = z.object({
   warnings: z.enum(["true", "false"]).optional().openapi({
     description: "true: only launches that recorded warnings",
   }),
+  ...OrganizationQuery,
   ...PageQuery,
 });
 

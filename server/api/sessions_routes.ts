@@ -21,6 +21,7 @@ import {
 import { decodeCursor, encodeCursor } from "./paging.ts";
 import { IdParam, pageOf, SessionListQuery, SessionPatchSchema, SessionSchema } from "./schemas.ts";
 import { appScope, inAppScope, scopeFilter } from "./app_scope.ts";
+import { organizationFilter } from "./organization_filter.ts";
 
 const tags = ["Sessions"];
 
@@ -81,6 +82,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const q = c.req.valid("query");
       const found = await listSessionsJson(deps.sql, {
         appId: scopeFilter(await appScope(deps, c)),
+        organizationId: await organizationFilter(deps, c, q.organization),
         status: q.status,
         externalReference: q.externalReference,
         referenceId: q.referenceId,

@@ -21,6 +21,8 @@ import {
   UpdateAppSchema,
 } from "../schemas.ts";
 import { adminErrors, adminTag } from "./openapi_meta.ts";
+import { OrganizationQuery } from "../../api/schemas.ts";
+import { organizationIdOf } from "../organizations.ts";
 
 const AppParam = z.object({ appName: AppNameSchema });
 const tag = adminTag("apps");
@@ -39,7 +41,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       request: jsonBody(CreateAppSchema),
       responses: {
         201: jsonResponse(AppWithSecretSchema, "Created; clientSecret is shown only here"),
-        409: jsonResponse(ErrorSchema, "App Name already used"),
+        409: jsonResponse(ErrorSchema, "App Name already used (`app_exists`)"),
         ...adminErrors,
       },
     }),
@@ -51,10 +53,20 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/apps",
       ...tag,
-      summary: "List apps",
-      responses: { 200: jsonResponse(z.object({ items: z.array(AppSchema) }), "The apps") },
+      summary: "List apps, by App Name",
+      request: { query: z.object(OrganizationQuery) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(AppSchema) }), "The apps"),
+        400: adminErrors[400],
+      },
     }),
-    async (c) => c.json({ items: await allApps(deps, origin(c)) }, 200),
+    async (c) => {
+      const { organization } = c.req.valid("query");
+      const organizationId = organization === undefined
+        ? undefined
+        : await organizationIdOf(deps.sql, organization);
+      return c.json({ items: await allApps(deps, origin(c), organizationId) }, 200);
+    },
   );
 
   api.openapi(
@@ -78,7 +90,11 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       request: { params: AppParam, ...jsonBody(UpdateAppSchema) },
       responses: {
         200: jsonResponse(AppSchema, "The updated app"),
-        409: jsonResponse(ErrorSchema, "App Name already used"),
+        409: jsonResponse(
+          ErrorSchema,
+          "App Name already used (`app_exists`), or the app has sessions and cannot move to " +
+            "another organization (`app_has_sessions`)",
+        ),
         ...adminErrors,
       },
     }),

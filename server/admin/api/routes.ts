@@ -1,6 +1,6 @@
 /**
  * The admin JSON API under /api/v1/admin (Bearer token with scope `admin`), one file per
- * resource: apps, settings (field settings and custom fields), guided paths, users.
+ * resource: organizations, apps, settings (field settings and custom fields), guided paths, users.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../../deps.ts";
@@ -10,6 +10,7 @@ import { validationHook } from "../../api/openapi_shared.ts";
 import { requireScope } from "../../oauth/bearer.ts";
 import { appsApi } from "./apps.ts";
 import { keyRotationApi } from "./key_rotation.ts";
+import { organizationsApi } from "./organizations.ts";
 import { callbacksAdminApi } from "./callbacks.ts";
 import { guidedPathsApi } from "./guided_paths.ts";
 import { settingsApi } from "./settings.ts";
@@ -27,6 +28,7 @@ export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
     await next();
     c.header("Cache-Control", "no-store");
   });
+  api.route("/", organizationsApi(deps));
   api.route("/", appsApi(deps));
   api.route("/", keyRotationApi(deps));
   api.route("/", callbacksAdminApi(deps));

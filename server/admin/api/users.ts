@@ -54,6 +54,7 @@ export function usersApi(deps: Deps): OpenAPIHono<AppEnv> {
       return c.json({
         id: user.id,
         role: user.role,
+        organization: user.organization,
         email: user.email,
         disabled: user.disabledAt !== null,
         disabledAt: user.disabledAt?.toISOString() ?? null,

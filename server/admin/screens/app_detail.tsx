@@ -38,6 +38,14 @@ export function AppDetail(
             <td>{app.appName}</td>
           </tr>
           <tr>
+            <th scope="row">Organization</th>
+            <td>
+              <a href={`/admin/apps?organization=${app.organization}`}>
+                <code>{app.organization}</code>
+              </a>
+            </td>
+          </tr>
+          <tr>
             <th scope="row">Authentication Type</th>
             <td>{app.authType}</td>
           </tr>

@@ -12,6 +12,8 @@ import { type AdminContext, Check, Checks, Csrf, type Errors, Field } from "./la
 export interface AppForm {
   appName: string;
   name: string;
+  /** The slug of the organization owning the app. */
+  organization: string;
   authType: string;
   apiKey: string;
   consumerKey: string;
@@ -33,6 +35,7 @@ export interface AppForm {
 export const BLANK_APP_FORM: Readonly<AppForm> = {
   appName: "",
   name: "",
+  organization: "default",
   authType: "signed_request",
   apiKey: "",
   consumerKey: "",
@@ -55,6 +58,7 @@ export function appFormOf(form: Record<string, unknown>): AppForm {
   return {
     appName: str(form, "appName").trim(),
     name: str(form, "name"),
+    organization: str(form, "organization"),
     authType: str(form, "authType"),
     apiKey: str(form, "apiKey").trim(),
     consumerKey: str(form, "consumerKey").trim(),
@@ -78,6 +82,7 @@ export function appFormFromDetails(d: AppDetails): AppForm {
   return {
     appName: d.appName,
     name: d.name,
+    organization: d.organization,
     authType: d.authType,
     // Stored secrets are never shown again: empty keeps them, a value replaces them.
     apiKey: "",
@@ -109,6 +114,7 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
     clientScopes: f.clientScopes,
   };
   if (!editing) input.appName = f.appName;
+  if (f.organization) input.organization = f.organization;
   if (f.replayProtection) input.replayProtection = f.replayProtection;
   if (f.maxAgeSeconds) {
     // A number when it is digits; otherwise the text, so the schema names the field.
@@ -132,9 +138,16 @@ export function appInputOf(f: AppForm, editing: boolean): Record<string, unknown
   return input;
 }
 
-/** The app form, with each error next to its field. */
+/** The app form, with each error next to its field; `organizations` are the select's options. */
 export function AppFormView(
-  props: { ctx: AdminContext; action: string; f: AppForm; errors: Errors; editing: boolean },
+  props: {
+    ctx: AdminContext;
+    action: string;
+    f: AppForm;
+    errors: Errors;
+    editing: boolean;
+    organizations: [string, string][];
+  },
 ): JSX.Element {
   const { f, errors } = props;
   return (
@@ -156,6 +169,14 @@ export function AppFormView(
           />
         )}
       <Field name="name" label="Name" value={f.name} errors={errors} />
+      <Field
+        name="organization"
+        label="Organization"
+        value={f.organization}
+        errors={errors}
+        options={props.organizations}
+        hint="The organization's agents and teams are the app's. An app that has sessions cannot move to another organization."
+      />
       <Field
         name="authType"
         label="Authentication Type"

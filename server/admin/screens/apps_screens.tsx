@@ -17,6 +17,12 @@ import {
 } from "./app_form.tsx";
 import { adminContext, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
 import { adminPage, Banner, ColumnHeads, errorMap, type Errors } from "./layout.tsx";
+import {
+  organizationChoice,
+  OrganizationFilter,
+  organizationOptions,
+} from "./organization_select.tsx";
+import { allOrganizations } from "../organizations.ts";
 
 /** The apps list and the app form. */
 export function appsScreens(deps: Deps): Hono<ScreenEnv> {
@@ -25,7 +31,8 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
   const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
 
   screens.get("/apps", async (c) => {
-    const apps = await allApps(deps, origin(c));
+    const choice = await organizationChoice(deps, c);
+    const apps = await allApps(deps, origin(c), choice.chosen?.id);
     return c.html(adminPage(
       ctxOf(c),
       "Apps",
@@ -33,9 +40,17 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
         <p>
           <a class="button" href="/admin/apps/new">New app</a>
         </p>
+        <OrganizationFilter action="/admin/apps" choice={choice} />
         <table data-testid="apps">
           <ColumnHeads
-            columns={["App Name", "Name", "Authentication Type", "Enabled", "Launch URL"]}
+            columns={[
+              "App Name",
+              "Name",
+              "Organization",
+              "Authentication Type",
+              "Enabled",
+              "Launch URL",
+            ]}
           />
           <tbody>
             {apps.map((a) => (
@@ -44,6 +59,9 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
                   <a href={`/admin/apps/${a.appName}`}>{a.appName}</a>
                 </td>
                 <td>{a.name}</td>
+                <td>
+                  <code>{a.organization}</code>
+                </td>
                 <td>{a.authType}</td>
                 <td>{a.enabled ? "yes" : "no"}</td>
                 <td>
@@ -53,12 +71,13 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
             ))}
           </tbody>
         </table>
+        {apps.length === 0 ? <p>No apps.</p> : null}
       </>,
     ));
   });
 
   /** The form again: with a generated secret, or with the errors of a refused save. */
-  function formPage(
+  async function formPage(
     c: Context<ScreenEnv>,
     f: AppForm,
     editing: boolean,
@@ -66,6 +85,7 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
     status: 200 | 400 | 409 = 200,
   ) {
     const action = editing ? `/admin/apps/${f.appName}` : "/admin/apps";
+    const organizations = organizationOptions(await allOrganizations(deps));
     return c.html(
       adminPage(
         ctxOf(c),
@@ -78,6 +98,7 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
             f={f}
             errors={state.errors ?? {}}
             editing={editing}
+            organizations={organizations}
           />
         </>,
       ),

@@ -28,6 +28,7 @@ export function errorMap(errors: FieldError[] | undefined): Errors {
 
 const SECTIONS: [string, string, string][] = [
   ["apps", "/admin/apps", "Apps"],
+  ["organizations", "/admin/organizations", "Organizations"],
   ["field-settings", "/admin/field-settings", "Field settings"],
   ["custom-fields", "/admin/custom-fields", "Custom fields"],
   ["guided-paths", "/admin/guided-paths", "Guided paths"],

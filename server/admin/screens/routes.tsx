@@ -1,9 +1,10 @@
 /**
- * The administrators' screens under /admin: sign-in, then apps, field settings, custom fields,
- * guided paths, users, teams, the launch log and the signed-request inspector, each group a
- * sub-app of its own file. Server-rendered forms that work without JavaScript; every POST carries
- * the session's CSRF token. Access fails closed: the guard below runs before every route and
- * refuses a request without an administrator's login unless server/http/public_routes.ts lists it.
+ * The administrators' screens under /admin: sign-in, then apps, organizations, field settings,
+ * custom fields, guided paths, users, teams, the launch log and the signed-request inspector, each
+ * group a sub-app of its own file. Server-rendered forms that work without JavaScript; every POST
+ * carries the session's CSRF token. Access fails closed: the guard below runs before every route
+ * and refuses a request without an administrator's login unless server/http/public_routes.ts lists
+ * it.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { limitBody } from "../../http/body_limit.ts";
@@ -31,6 +32,7 @@ import type { ScreenEnv } from "./form_helpers.ts";
 import { guidedPathsScreens } from "./guided_paths_screens.tsx";
 import { inspectorScreens } from "./inspector_screens.tsx";
 import { launchLogScreens } from "./launch_log_screens.tsx";
+import { organizationsScreens } from "./organizations_screens.tsx";
 import { adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { currentAdmin } from "./session.ts";
 import { teamsScreens } from "./teams_screens.tsx";
@@ -198,6 +200,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   app.route("/", appsScreens(deps));
   app.route("/", appDetailScreens(deps));
   app.route("/", deliveriesScreens(deps));
+  app.route("/", organizationsScreens(deps));
   app.route("/", fieldSettingsScreens(deps));
   app.route("/", customFieldsScreens(deps));
   app.route("/", guidedPathsScreens(deps));

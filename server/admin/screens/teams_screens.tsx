@@ -1,9 +1,17 @@
-/** Teams: the list, add, rename and delete (launches create teams too, by teamId). */
+/**
+ * Teams: the list (filterable by organization), add (in an organization), rename and delete.
+ * Launches create teams too, by teamId, in their app's organization.
+ */
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { changeTeamName, createTeam, removeTeam, teams } from "../users.ts";
 import { adminContext, idParam, isRefusal, type ScreenEnv, str } from "./form_helpers.ts";
 import { adminPage, Banner, ColumnHeads, Csrf, errorMap, type Errors, Field } from "./layout.tsx";
+import {
+  organizationChoice,
+  OrganizationFilter,
+  organizationOptions,
+} from "./organization_select.tsx";
 
 /** The team screens. */
 export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
@@ -15,7 +23,8 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
     status: 200 | 400 | 409 = 200,
   ) {
     const ctx = adminContext(c, "teams");
-    const list = await teams(deps);
+    const choice = await organizationChoice(deps, c);
+    const list = await teams(deps, choice.chosen?.id);
     const errors = state.errors ?? {};
     return c.html(
       adminPage(
@@ -23,8 +32,9 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
         "Teams",
         <>
           <Banner error={state.error ?? null} />
+          <OrganizationFilter action="/admin/teams" choice={choice} />
           <table data-testid="teams">
-            <ColumnHeads columns={["Team id", "Name", "Members", ""]} />
+            <ColumnHeads columns={["Team id", "Name", "Organization", "Members", ""]} />
             <tbody>
               {list.map((t) => (
                 <tr key={t.id}>
@@ -39,6 +49,9 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
                       <button type="submit" class="secondary">Rename</button>
                     </form>
                   </td>
+                  <td>
+                    <code>{t.organization}</code>
+                  </td>
                   <td>{String(t.members)}</td>
                   <td>
                     <form method="post" action={`/admin/teams/${t.id}/delete`}>
@@ -52,10 +65,21 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
               ))}
             </tbody>
           </table>
+          {list.length === 0 ? <p>No teams.</p> : null}
           <h2>Add a team</h2>
-          <p class="hint">Launches create teams named in user.teams by their teamId too.</p>
+          <p class="hint">
+            Launches create teams named in user.teams by their teamId too, in their app's
+            organization. A team id is unique within its organization.
+          </p>
           <form method="post" action="/admin/teams">
             <Csrf ctx={ctx} />
+            <Field
+              name="organization"
+              label="Organization"
+              value={state.values?.organization ?? choice.chosen?.slug ?? "default"}
+              errors={errors}
+              options={organizationOptions(choice.organizations)}
+            />
             <Field name="teamId" label="Team id" value={state.values?.teamId} errors={errors} />
             <Field name="name" label="Name" value={state.values?.name} errors={errors} />
             <button type="submit">Add team</button>
@@ -70,7 +94,11 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
 
   screens.post("/teams", async (c) => {
     const form = c.get("form");
-    const values = { teamId: str(form, "teamId"), name: str(form, "name") };
+    const values = {
+      organization: str(form, "organization"),
+      teamId: str(form, "teamId"),
+      name: str(form, "name"),
+    };
     try {
       await createTeam(deps, values);
       return c.redirect("/admin/teams", 303);

@@ -23,6 +23,7 @@ import {
   type Errors,
   Field,
 } from "./layout.tsx";
+import { organizationChoice, OrganizationSelect } from "./organization_select.tsx";
 
 /** Users per page. */
 export const USERS_PAGE = 50;
@@ -35,9 +36,12 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
     const q = (c.req.query("q") ?? "").trim().slice(0, 200);
     const role = c.req.query("role");
     const before = Number(c.req.query("before") ?? "");
+    const choice = await organizationChoice(deps, c);
+    const organization = choice.chosen?.slug;
     const rows = await findUsers(deps, {
       q: q || undefined,
       role: role === "agent" || role === "admin" ? role : undefined,
+      organizationId: choice.chosen?.id,
       beforeId: Number.isSafeInteger(before) && before > 0 ? before : undefined,
     }, USERS_PAGE + 1);
     const more = rows.length > USERS_PAGE;
@@ -45,6 +49,7 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
     const next = new URLSearchParams({
       ...(q ? { q } : {}),
       ...(role ? { role } : {}),
+      ...(organization ? { organization } : {}),
       before: String(shown.at(-1)?.id ?? 0),
     });
     return c.html(adminPage(
@@ -60,11 +65,25 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
             <option value="agent" selected={role === "agent"}>agent</option>
             <option value="admin" selected={role === "admin"}>admin</option>
           </select>
+          <OrganizationSelect
+            id="organization-filter"
+            organizations={choice.organizations}
+            chosen={organization ?? ""}
+          />
           <button type="submit" class="secondary">Search</button>
         </form>
         <table data-testid="users">
           <ColumnHeads
-            columns={["Name", "E-mail", "Role", "External id", "Teams", "Password", "Status"]}
+            columns={[
+              "Name",
+              "E-mail",
+              "Role",
+              "Organization",
+              "External id",
+              "Teams",
+              "Password",
+              "Status",
+            ]}
           />
           <tbody>
             {shown.map((u) => (
@@ -76,6 +95,7 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
                 </td>
                 <td>{u.email}</td>
                 <td>{u.role}</td>
+                <td>{u.organization ? <code>{u.organization}</code> : "all (administrator)"}</td>
                 <td>{u.externalId ?? ""}</td>
                 <td>{u.teamNames.join(", ")}</td>
                 <td>{u.hasPassword ? "set" : "none"}</td>
@@ -103,7 +123,8 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
     status: 200 | 400 | 409 = 200,
   ) {
     const ctx = adminContext(c, "users");
-    const allTeams = await teams(deps);
+    // An agent joins only the teams of its own organization.
+    const allTeams = await teams(deps, user.organizationId);
     const v = state.values ?? {
       email: user.email,
       firstName: user.firstName,
@@ -121,6 +142,13 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
           <Banner notice={state.notice ?? null} error={state.error ?? null} />
           <p>
             Role: <strong>{user.role}</strong>
+            {user.organization
+              ? (
+                <>
+                  · organization <code>{user.organization}</code>
+                </>
+              )
+              : null}
             {user.externalId
               ? (
                 <>

@@ -3,36 +3,13 @@
  * file; every test creates what it needs under unique names, so any one runs alone (--filter).
  */
 import assert from "node:assert/strict";
-import { type Backend, backends } from "../../helpers/db.ts";
-import { startTestService, type TestService } from "../../helpers/service.ts";
+import { backends } from "../../helpers/db.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
+import { type AdminApi, startAdminApi } from "../../helpers/admin_api.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The shared service, its admin token, and a JSON client of the admin API. */
-interface AdminApi {
-  svc: TestService;
-  token: string;
-  api(method: string, path: string, body?: unknown): Promise<
-    { status: number; body: Json; res: Response }
-  >;
-}
-
-async function startAdminApi(backend: Backend): Promise<AdminApi> {
-  const svc = await startTestService(backend);
-  const token = await svc.adminToken();
-  return {
-    svc,
-    token,
-    async api(method, path, body) {
-      const res = await svc.api(method, `/api/v1/admin${path}`, token, body);
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : null, res };
-    },
-  };
-}
 
 /** A new lower-case App Name. */
 function appName(prefix = "app"): string {

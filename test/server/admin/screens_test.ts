@@ -9,14 +9,9 @@ import { type Backend, backends } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
+import { type Admin, getAs, postAs, signInAdmin } from "../../helpers/admin_screens.ts";
 
 const ADMIN = { email: "root@example.com", password: "admin-password-123" };
-
-/** A signed-in administrator: the cookie to send and the session's CSRF token. */
-interface Admin {
-  cookie: string;
-  csrf: string;
-}
 
 /** Reverses hono/jsx's HTML escaping of text and attribute values. */
 function unescape(html: string): string {
@@ -39,37 +34,13 @@ async function signInRequest(
   return await postSignIn(svc, "/admin/login", { email: ADMIN.email, password, next });
 }
 
-/** Signs in and reads the CSRF token from a page. */
-async function signIn(svc: TestService): Promise<Admin> {
-  const res = await signInRequest(svc, ADMIN.password);
-  assert.equal(res.status, 303);
-  const cookie = res.headers.get("Set-Cookie")!.split(";")[0];
-  const page = await (await svc.request("/admin/apps", { headers: { Cookie: cookie } })).text();
-  const csrf = page.match(/<meta name="csrf-token" content="([^"]+)"/)?.[1];
-  assert.ok(csrf, "the page carries the CSRF token");
-  return { cookie, csrf };
+/** Signs in as the screens' administrator. */
+function signIn(svc: TestService): Promise<Admin> {
+  return signInAdmin(svc, ADMIN);
 }
 
-/** GET a screen as `admin`. */
-async function get(svc: TestService, admin: Admin, path: string): Promise<Response> {
-  return await svc.request(path, { headers: { Cookie: admin.cookie } });
-}
-
-/** POST a form as `admin`, with the CSRF token unless the fields say otherwise. */
-async function post(
-  svc: TestService,
-  admin: Admin,
-  path: string,
-  fields: Record<string, string | string[]>,
-  csrf: string | null = admin.csrf,
-): Promise<Response> {
-  const body = new URLSearchParams();
-  if (csrf !== null) body.append("csrf", csrf);
-  for (const [name, value] of Object.entries(fields)) {
-    for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
-  }
-  return await svc.request(path, { method: "POST", headers: { Cookie: admin.cookie }, body });
-}
+const get = getAs;
+const post = postAs;
 
 function startScreens(backend: Backend): Promise<TestService> {
   return startTestService(backend, {

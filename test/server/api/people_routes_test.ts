@@ -93,11 +93,18 @@ Deno.test("peopleRoutes lists a page, newest first, with the cursor of the next 
         externalId: undefined,
         beforeId: undefined,
         scope: { appId: 3 },
+        organizationId: undefined,
       },
       limit: 3,
     },
     {
-      filter: { email: undefined, externalId: undefined, beforeId: 4, scope: { appId: 3 } },
+      filter: {
+        email: undefined,
+        externalId: undefined,
+        beforeId: 4,
+        scope: { appId: 3 },
+        organizationId: undefined,
+      },
       limit: 3,
     },
   ]);

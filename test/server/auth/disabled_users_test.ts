@@ -167,7 +167,15 @@ for (const backend of backends) {
       assert.equal(enabled.status, 200);
       assert.deepEqual(
         { ...(await enabled.json()), id: 0 },
-        { id: 0, role: "agent", email: a.email, disabled: false, disabledAt: null, loginsEnded: 0 },
+        {
+          id: 0,
+          role: "agent",
+          organization: "default",
+          email: a.email,
+          disabled: false,
+          disabledAt: null,
+          loginsEnded: 0,
+        },
       );
       const back = await launch(f, { id: a.id, email: a.email });
       assert.equal(back.status, 200);
