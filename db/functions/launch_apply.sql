@@ -35,7 +35,10 @@ begin
   -- refused at once (the first use was accepted; nothing else about it matters). Every other
   -- refusal is collected, in this order, with what it is about: disabled id fields, the named
   -- session, custom fields not configured, guided-path search values that name nothing live.
-  select a.organization_id into v_org from apps a where a.id = v_app;
+  -- The app's organization, read under the key-share lock the launch's inserts take on the app
+  -- anyway (their foreign keys): moving the app (FOR UPDATE) waits for this launch, or this
+  -- launch for the move, so no launch writes an old organization's agent into a moved app.
+  select a.organization_id into v_org from apps a where a.id = v_app for key share;
   select x.id, x.status, x.customer_id, x.assignee_id into s_id, s_status, s_customer, s_assignee
   from sessions x where x.id = named_session and x.app_id = v_app for update;
   if v_replay_key is not null then
