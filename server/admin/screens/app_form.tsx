@@ -245,7 +245,7 @@ export function AppFormView(
         errors={errors}
         textarea
         rows={3}
-        hint="One origin per line, e.g. https://crm.example.com or https://*.example.com. They may frame the portal, receive its errors and call the dry run."
+        hint="One origin per line, e.g. https://crm.example.com or https://*.example.com. They may frame the portal, receive its errors, call the dry run, and post launches: a launch posted from any other site is refused (403 origin_not_allowed). Left empty, the portal cannot be framed and launches are accepted from any site."
       />
       <Checks
         name="clientScopes"
