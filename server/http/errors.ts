@@ -118,12 +118,27 @@ export function handleError(err: Error, c: Context): Response {
     error: err?.message,
     stack: err?.stack,
   });
-  return c.json(
-    {
-      code: "internal_error",
-      message: "Internal server error",
-      requestId: c.get("requestId") ?? null,
-    },
-    500,
-  );
+  const requestId: string | null = c.get("requestId") ?? null;
+  // A browser (it asks for HTML) gets a page, not raw JSON; every other client the JSON body.
+  if ((c.req.header("Accept") ?? "").includes("text/html")) {
+    return c.html(serverErrorPage(requestId), 500);
+  }
+  return c.json({ code: "internal_error", message: "Internal server error", requestId }, 500);
+}
+
+/** The page a browser gets for a 5xx: what happened, what to do, and the request id to quote. */
+export function serverErrorPage(requestId: string | null): string {
+  const id = escapeHtml(requestId ?? "unknown");
+  return "<!doctype html>" +
+    '<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    "<title>Something went wrong</title></head><body><main>" +
+    "<h1>Something went wrong</h1>" +
+    "<p>The service could not answer this request. Try again in a moment; if it keeps " +
+    "happening, give your administrator this request id:</p>" +
+    `<p><code>${id}</code></p></main></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

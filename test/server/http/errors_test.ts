@@ -57,3 +57,26 @@ Deno.test("field errors: a missing value is `required`, a wrong type is `invalid
     { path: "name", code: "required", message: "required" },
   ]);
 });
+
+Deno.test("handleError gives a browser an HTML page for a 500, with the request id", async () => {
+  setLogLevel("silent");
+  const app = new Hono<{ Variables: { requestId: string } }>();
+  app.use("*", async (c, next) => {
+    c.set("requestId", "req-<1>");
+    await next();
+  });
+  app.get("/", () => {
+    throw new Error('relation "secret_table" does not exist');
+  });
+  app.onError(handleError);
+  const res = await app.request("/", { headers: { Accept: "text/html,application/xhtml+xml" } });
+  assert.equal(res.status, 500);
+  assert.match(res.headers.get("Content-Type")!, /^text\/html/);
+  const page = await res.text();
+  assert.match(page, /<h1>Something went wrong<\/h1>/);
+  assert.match(page, /req-&#60;1&#62;/, "the request id, escaped");
+  assert.doesNotMatch(page, /secret_table/);
+  const json = await app.request("/", { headers: { Accept: "application/json" } });
+  assert.equal((await json.json()).code, "internal_error");
+  setLogLevel("info");
+});
