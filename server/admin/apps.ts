@@ -300,8 +300,10 @@ export async function changeApp(
     if (patch.clientScopes) {
       await updateClientScopes(tx, client.id, patch.clientScopes);
       client.scopes = patch.clientScopes;
-      after.clientChanged(client.id);
     }
+    // A token grants only while its app is enabled, and only its client's scopes: a change of
+    // either drops the client's cached tokens at the commit (other processes within the window).
+    if (patch.clientScopes || updated.enabled !== app.enabled) after.clientChanged(client.id);
     return await details(deps, tx, origin, updated, client, [
       ...(generated ? ["api_key" as const] : []),
       ...(newCallbackSecret ? ["callback_secret" as const] : []),
