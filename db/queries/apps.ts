@@ -149,6 +149,49 @@ export async function updateApp(
   }
 }
 
+/** What an app holds that deleting it would take along (its launch log included). */
+export interface AppHoldings {
+  sessions: number;
+  customers: number;
+  launches: number;
+}
+
+/**
+ * Counts what an app holds; null when it does not exist. With `lock` (before a delete) the app is
+ * locked: the lock waits for launches writing a session of the app and holds off new ones until
+ * the delete commits, so the counts stay true. Its sessions are its own and its customers'.
+ */
+export async function appHoldings(
+  tx: Tx,
+  id: number,
+  lock = false,
+): Promise<AppHoldings | null> {
+  const [row] = await tx<AppHoldings[]>`
+    select
+      (select count(*) from sessions s
+        where s.app_id = a.id
+          or s.customer_id in (select c.id from customers c where c.app_id = a.id))::int
+        as sessions,
+      (select count(*) from customers c where c.app_id = a.id)::int as customers,
+      (select count(*) from launches l where l.app_id = a.id)::int as launches
+    from apps a where a.id = ${id} ${lock ? tx`for update` : tx``}
+  `;
+  return row ?? null;
+}
+
+/**
+ * Deletes an app's sessions (with what hangs off them: custom fields, devices, path runs, events,
+ * CRM contexts) and its launch log records, so that the app and its customers can go next.
+ */
+export async function deleteAppHoldings(tx: Tx, id: number): Promise<void> {
+  await tx`
+    delete from sessions s
+    where s.app_id = ${id}
+      or s.customer_id in (select c.id from customers c where c.app_id = ${id})
+  `;
+  await tx`delete from launches where app_id = ${id}`;
+}
+
 /** Deletes an app (its API client and tokens go with it); false when it did not exist. */
 export async function deleteApp(tx: Tx, id: number): Promise<boolean> {
   const rows = await tx`delete from apps where id = ${id} returning id`;

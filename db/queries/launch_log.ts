@@ -15,6 +15,10 @@ export interface LaunchLogRow {
   view: unknown;
   /** What the launch ignored, repaired or resolved: `[{path, code, message, ...ids}]`. */
   warnings: { path: string; code: string; message: string }[];
+  /** Which of the app's signing keys verified it (null: none did, or it failed before). */
+  keyUsed: "current" | "previous" | null;
+  /** Its replay protection: protected (issuedAt and nonce), unprotected, off; null: not reached. */
+  protection: "protected" | "unprotected" | "off" | null;
   createdAt: Date;
 }
 
@@ -40,7 +44,7 @@ export async function listLaunches(
 ): Promise<LaunchLogRow[]> {
   return await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, warnings, created_at
+      payload, view, warnings, key_used, protection, created_at
     from launches
     where true
       ${f.appId !== undefined ? sql`and app_id = ${f.appId}` : sql``}
@@ -67,7 +71,7 @@ export async function launchById(
 ): Promise<LaunchLogRow | null> {
   const [row] = await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, warnings, created_at
+      payload, view, warnings, key_used, protection, created_at
     from launches where id = ${id}
       ${appId !== undefined ? sql`and app_id = ${appId}` : sql``}
   `;

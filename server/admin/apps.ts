@@ -5,10 +5,13 @@ import { FRESHNESS } from "../launch/contract.ts";
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../../db/mod.ts";
 import {
+  type AppHoldings,
+  appHoldings,
   type AppRow,
   type AppValues,
   deleteAgentExternalIds,
   deleteApp,
+  deleteAppHoldings,
   findAppByName,
   insertApp,
   listApps,
@@ -38,7 +41,7 @@ export type CreateAppInput = z.infer<typeof CreateAppSchema>;
 /** Validated update input. */
 export type UpdateAppInput = z.infer<typeof UpdateAppSchema>;
 
-export type { AppDetails };
+export type { AppDetails, AppHoldings };
 
 function notFound(appName: string): AppError {
   return new AppError(404, "app_not_found", `Unknown application: ${appName}`);
@@ -297,8 +300,10 @@ export async function changeApp(
     if (patch.clientScopes) {
       await updateClientScopes(tx, client.id, patch.clientScopes);
       client.scopes = patch.clientScopes;
-      after.clientChanged(client.id);
     }
+    // A token grants only while its app is enabled, and only its client's scopes: a change of
+    // either drops the client's cached tokens at the commit (other processes within the window).
+    if (patch.clientScopes || updated.enabled !== app.enabled) after.clientChanged(client.id);
     return await details(deps, tx, origin, updated, client, [
       ...(generated ? ["api_key" as const] : []),
       ...(newCallbackSecret ? ["callback_secret" as const] : []),
@@ -306,14 +311,59 @@ export async function changeApp(
   });
 }
 
-/** Deletes an app with its API client and tokens. */
-export async function removeApp(deps: Deps, appName: string): Promise<void> {
-  await inTransaction(deps, async ({ tx, after }) => {
+/**
+ * 409 `app_has_sessions` for a delete without cascade: the body carries what the app holds,
+ * `{code, message, counts: {sessions, customers, launches}}`.
+ */
+export class AppHasSessionsError extends AppError {
+  /** Refuses deleting `appName`, which holds `counts`. */
+  constructor(appName: string, readonly counts: AppHoldings) {
+    super(
+      409,
+      "app_has_sessions",
+      `App ${appName} has ${counts.sessions} sessions, ${counts.customers} customers and ` +
+        `${counts.launches} launch log records: delete with cascade=true to delete them with it`,
+    );
+  }
+
+  /** The JSON body, with the counts. */
+  override body(): Record<string, unknown> {
+    return { ...super.body(), counts: this.counts };
+  }
+}
+
+/**
+ * Deletes an app with its API client and tokens. While it has sessions or customers this is
+ * refused (AppHasSessionsError) unless `cascade`, which deletes them and its launch log records
+ * in the same transaction. Returns what was deleted with it.
+ */
+export async function removeApp(
+  deps: Deps,
+  appName: string,
+  options: { cascade?: boolean } = {},
+): Promise<AppHoldings> {
+  return await inTransaction(deps, async ({ tx, after }) => {
     const { app, client } = await loadApp(tx, appName);
+    const counts = await appHoldings(tx, app.id, true);
+    if (!counts) throw notFound(appName);
+    if (options.cascade) {
+      await deleteAppHoldings(tx, app.id);
+    } else if (counts.sessions > 0 || counts.customers > 0) {
+      throw new AppHasSessionsError(app.appName, counts);
+    }
     await deleteApp(tx, app.id);
     after.appsChanged();
     after.clientChanged(client.id);
+    return options.cascade ? counts : { sessions: 0, customers: 0, launches: 0 };
   });
+}
+
+/** What deleting an app would take along with cascade (its sessions, customers, launch log). */
+export async function holdingsOfApp(deps: Deps, appName: string): Promise<AppHoldings> {
+  const { app } = await loadApp(deps.sql, appName);
+  const counts = await appHoldings(deps.sql, app.id);
+  if (!counts) throw notFound(appName);
+  return counts;
 }
 
 /** Replaces an app's client secret (revoking its live tokens) and returns the new one. */

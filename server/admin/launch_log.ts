@@ -7,21 +7,9 @@ import {
 } from "../../db/queries/launch_log.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../http/errors.ts";
+import { maskLaunchPayload } from "../launch/payload_mask.ts";
 
 export type { LaunchLogRow };
-
-const SECRET_KEY = /(password|secret|token|api_?key|signature|authorization)/i;
-
-/** A copy of `value` with the values of secret-looking keys replaced by "••••••". */
-export function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "••••••" : maskSecrets(v)]),
-    );
-  }
-  return value;
-}
 
 /** A page of launch attempts, newest first. */
 export async function launchLog(
@@ -36,5 +24,5 @@ export async function launchLog(
 export async function launchDetail(deps: Deps, id: number): Promise<LaunchLogRow> {
   const row = await launchById(deps.sql, id);
   if (!row) throw new AppError(404, "launch_not_found", `Launch ${id} not found`);
-  return { ...row, payload: maskSecrets(row.payload), view: row.view };
+  return { ...row, payload: maskLaunchPayload(row.payload), view: row.view };
 }

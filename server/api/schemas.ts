@@ -148,7 +148,9 @@ export const LaunchSchema = z.object({
   clientAddress: z.string().nullable(),
   userAgent: z.string().nullable(),
   payload: z.unknown().openapi({
-    description: "The decoded payload (null when the signature failed)",
+    description: "The decoded payload (null when the signature failed), with the value of every " +
+      "secret-looking key (password, secret, token, apiKey, signature, authorization, at any " +
+      'depth) replaced by "••••••", as the admin screens show it',
   }),
   view: z.unknown().openapi({ description: "The launch's view options" }),
   warnings: z.array(
@@ -157,6 +159,15 @@ export const LaunchSchema = z.object({
     description: "What the launch ignored, repaired or resolved (ignored_field, " +
       "signed_request_repaired, agent_email_in_use, customer_external_id_differs, " +
       "customer_external_id_in_use, customer_email_in_use), with the ids involved",
+  }),
+  keyUsed: z.enum(["current", "previous"]).nullable().openapi({
+    description: "Which of the app's signing keys verified it (null: none did, or the launch " +
+      "failed before)",
+  }),
+  protection: z.enum(["protected", "unprotected", "off"]).nullable().openapi({
+    description: "Its replay protection: protected (issuedAt checked, single use), " +
+      "unprotected (accepted without issuedAt under `optional`), off (the app checks none); " +
+      "null: the launch failed before",
   }),
   createdAt: Timestamp,
 }).openapi("Launch");

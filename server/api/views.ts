@@ -1,6 +1,9 @@
 /** Database rows as the REST API shows them (ISO times, camelCase, nothing internal). */
 import type { LaunchLogRow } from "../../db/queries/launch_log.ts";
 import type { AgentRow, CustomerRow } from "../../db/queries/people.ts";
+import { maskLaunchPayload } from "../launch/payload_mask.ts";
+import type { z } from "@hono/zod-openapi";
+import type { LaunchSchema } from "./schemas.ts";
 
 /** A row with its created and updated times as ISO text. */
 export function withIsoTimes<R extends { createdAt: Date; updatedAt: Date }>(row: R) {
@@ -17,8 +20,8 @@ export function agentView(row: AgentRow) {
   return withIsoTimes(row);
 }
 
-/** A launch attempt as the API shows it. */
-export function launchView(row: LaunchLogRow) {
+/** A launch attempt as the API shows it: its payload masked as the admin screens show it. */
+export function launchView(row: LaunchLogRow): z.infer<typeof LaunchSchema> {
   return {
     id: row.id,
     app: row.appName,
@@ -28,9 +31,11 @@ export function launchView(row: LaunchLogRow) {
     sessionId: row.sessionId,
     clientAddress: row.clientAddress,
     userAgent: row.userAgent,
-    payload: row.payload ?? null,
+    payload: maskLaunchPayload(row.payload ?? null),
     view: row.view ?? null,
     warnings: row.warnings,
+    keyUsed: row.keyUsed ?? null,
+    protection: row.protection ?? null,
     createdAt: row.createdAt.toISOString(),
   };
 }

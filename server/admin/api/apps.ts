@@ -26,6 +26,18 @@ import { organizationIdOf } from "../organizations.ts";
 
 const AppParam = z.object({ appName: AppNameSchema });
 const tag = adminTag("apps");
+const DeleteAppQuery = z.object({
+  cascade: z.enum(["true", "false"]).optional().openapi({
+    description: "`true` deletes the app's sessions, customers and launch log records with it",
+  }),
+});
+const AppHasSessionsSchema = ErrorSchema.extend({
+  counts: z.object({
+    sessions: z.number().int(),
+    customers: z.number().int(),
+    launches: z.number().int(),
+  }).openapi({ description: "What the app holds: a cascade deletes all of it" }),
+}).openapi("AppHasSessions");
 
 /** The /apps and /generate-token operations. */
 export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
@@ -110,11 +122,24 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       path: "/apps/{appName}",
       ...tag,
       summary: "Delete an app, its API client and its tokens",
-      request: { params: AppParam },
-      responses: { 204: { description: "Deleted" }, ...adminErrors },
+      description: "Refused with 409 `app_has_sessions` (with the counts) while the app has " +
+        "sessions or customers, unless `cascade=true`: then its sessions (with their custom " +
+        "fields, devices, path runs and events), customers and launch log records are deleted " +
+        "with it, in one transaction.",
+      request: { params: AppParam, query: DeleteAppQuery },
+      responses: {
+        204: { description: "Deleted" },
+        409: jsonResponse(
+          AppHasSessionsSchema,
+          "The app has sessions or customers and `cascade=true` was not given " +
+            "(`app_has_sessions`, with the counts)",
+        ),
+        ...adminErrors,
+      },
     }),
     async (c) => {
-      await removeApp(deps, c.req.valid("param").appName);
+      const { cascade } = c.req.valid("query");
+      await removeApp(deps, c.req.valid("param").appName, { cascade: cascade === "true" });
       return c.body(null, 204);
     },
   );

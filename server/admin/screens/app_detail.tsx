@@ -8,7 +8,16 @@ import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { SIGNED_REQUEST_FIELD } from "../../launch/contract.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
-import { appByName, type AppDetails, changeApp, removeApp, rotateClientSecret } from "../apps.ts";
+import {
+  appByName,
+  type AppDetails,
+  AppHasSessionsError,
+  type AppHoldings,
+  changeApp,
+  holdingsOfApp,
+  removeApp,
+  rotateClientSecret,
+} from "../apps.ts";
 import { adminContext, type ScreenEnv, str } from "./form_helpers.ts";
 import { type AdminContext, adminPage, Banner, Check, Csrf } from "./layout.tsx";
 
@@ -17,7 +26,12 @@ const SCRIPT = "admin-copy-template.js";
 
 /** The app's details and actions; `secret` is a new secret to show once. */
 export function AppDetail(
-  props: { ctx: AdminContext; app: AppDetails; secret?: { label: string; value: string } },
+  props: {
+    ctx: AdminContext;
+    app: AppDetails;
+    secret?: { label: string; value: string };
+    holdings?: AppHoldings;
+  },
 ): JSX.Element {
   const { app } = props;
   const template = JSON.stringify(app.template, null, 2);
@@ -182,16 +196,53 @@ export function AppDetail(
         {template}
       </pre>
       <button type="button" id="copy-template" class="secondary">Copy template</button>
+      <DeleteApp ctx={props.ctx} appName={app.appName} holdings={props.holdings} />
+    </>
+  );
+}
+
+/** What an app holds, in words ("3 sessions, 2 customers and 5 launch log records"). */
+function holdingsText(h: AppHoldings): string {
+  return `${h.sessions} sessions, ${h.customers} customers and ${h.launches} launch log records`;
+}
+
+/**
+ * The delete form; with `holdings` (a delete was refused: the app has sessions) it also offers the
+ * cascade, behind its own confirmation box naming what goes with the app.
+ */
+function DeleteApp(
+  props: { ctx: AdminContext; appName: string; holdings?: AppHoldings },
+): JSX.Element {
+  const { appName, holdings } = props;
+  return (
+    <>
       <h2>Delete</h2>
-      <form method="post" action={`/admin/apps/${app.appName}/delete`}>
+      <form method="post" action={`/admin/apps/${appName}/delete`}>
         <Csrf ctx={props.ctx} />
-        <Check
-          name="confirm"
-          label={`Yes, delete ${app.appName} and its API client`}
-          checked={false}
-        />
+        <Check name="confirm" label={`Yes, delete ${appName} and its API client`} checked={false} />
         <button type="submit" class="danger">Delete</button>
       </form>
+      {holdings
+        ? (
+          <form
+            method="post"
+            action={`/admin/apps/${appName}/delete`}
+            data-testid="delete-cascade"
+          >
+            <Csrf ctx={props.ctx} />
+            <p>
+              {appName} has {holdingsText(holdings)}. Deleting it with them cannot be undone.
+            </p>
+            <input type="hidden" name="cascade" value="on" />
+            <Check
+              name="confirmCascade"
+              label={`Yes, delete ${appName} with its ${holdingsText(holdings)}`}
+              checked={false}
+            />
+            <button type="submit" class="danger">Delete with its sessions</button>
+          </form>
+        )
+        : null}
     </>
   );
 }
@@ -204,6 +255,7 @@ export function appDetailPage(
     notice?: string;
     error?: string;
     secret?: { label: string; value: string };
+    holdings?: AppHoldings;
   } = {},
 ): string {
   return adminPage(
@@ -211,7 +263,7 @@ export function appDetailPage(
     app.appName,
     <>
       <Banner notice={extra.notice} error={extra.error} />
-      <AppDetail ctx={ctx} app={app} secret={extra.secret} />
+      <AppDetail ctx={ctx} app={app} secret={extra.secret} holdings={extra.holdings} />
     </>,
     SCRIPT,
   );
@@ -266,16 +318,34 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
     );
   });
 
+  // Refused while the app has sessions: the page then shows the counts and offers the cascade,
+  // which needs its own confirmation box.
   screens.post("/apps/:name/delete", async (c) => {
     const name = c.req.param("name");
-    if (str(c.get("form"), "confirm") !== "on") {
+    const form = c.get("form");
+    const cascade = str(form, "cascade") === "on";
+    const confirmed = str(form, cascade ? "confirmCascade" : "confirm") === "on";
+    if (!confirmed) {
       const app = await appByName(deps, origin(c), name);
+      const holdings = cascade ? await holdingsOfApp(deps, name) : undefined;
       return c.html(
-        appDetailPage(ctxOf(c), app, { error: "Tick the confirmation box to delete." }),
+        appDetailPage(ctxOf(c), app, { error: "Tick the confirmation box to delete.", holdings }),
         400,
       );
     }
-    await removeApp(deps, name);
+    try {
+      await removeApp(deps, name, { cascade });
+    } catch (err) {
+      if (!(err instanceof AppHasSessionsError)) throw err;
+      const app = await appByName(deps, origin(c), name);
+      return c.html(
+        appDetailPage(ctxOf(c), app, {
+          error: `Not deleted: ${name} has ${holdingsText(err.counts)}.`,
+          holdings: err.counts,
+        }),
+        409,
+      );
+    }
     return c.redirect("/admin/apps", 303);
   });
 

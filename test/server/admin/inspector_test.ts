@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { inspectSignedRequest } from "../../../server/admin/inspector.ts";
-import { maskSecrets } from "../../../server/admin/launch_log.ts";
+import { maskLaunchPayload } from "../../../server/launch/payload_mask.ts";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
 import { hmacBase64, signPayload } from "../../../server/launch/signed_request.ts";
 import { pglite } from "../../helpers/db.ts";
@@ -111,7 +111,7 @@ test("reports malformed values and unknown apps, and writes nothing", async (f) 
 
 Deno.test("admin launch log masks secret-looking keys at any depth", () => {
   assert.deepEqual(
-    maskSecrets({ a: 1, api_key: "k", nested: [{ Password: "p", name: "x" }], token: null }),
+    maskLaunchPayload({ a: 1, api_key: "k", nested: [{ Password: "p", name: "x" }], token: null }),
     { a: 1, api_key: "••••••", nested: [{ Password: "••••••", name: "x" }], token: "••••••" },
   );
 });
