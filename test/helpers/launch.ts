@@ -56,3 +56,17 @@ export async function launchOk(
   if (res.status !== 200) throw new Error(`launch: ${res.status} ${await res.text()}`);
   return await res.json();
 }
+
+/** A client-credentials token of `app`'s own API client; throws unless the token endpoint gives one. */
+export async function appClientToken(svc: TestService, app: TestApp): Promise<string> {
+  const res = await svc.request("/api/v1/oauth2/token", {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    }),
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return (await res.json()).access_token;
+}

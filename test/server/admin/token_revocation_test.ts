@@ -6,24 +6,10 @@ import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
-import { createTestApp, type TestApp } from "../../helpers/launch.ts";
+import { appClientToken, createTestApp, type TestApp } from "../../helpers/launch.ts";
 import { getAs, postAs, signInAdmin } from "../../helpers/admin_screens.ts";
 
 const ADMIN = { email: "root@example.com", password: "admin-password-123" };
-
-/** A client-credentials token of `app`'s API client. */
-async function appToken(svc: TestService, app: TestApp): Promise<string> {
-  const res = await svc.request("/api/v1/oauth2/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-    }),
-  });
-  assert.equal(res.status, 200);
-  return (await res.json()).access_token;
-}
 
 /** The status of one REST call with `token` (the body is dropped). */
 async function statusWith(svc: TestService, token: string): Promise<number> {
@@ -38,7 +24,7 @@ async function cachedToken(
 ): Promise<{ app: TestApp; token: string; admin: string }> {
   const admin = await svc.adminToken();
   const app = await createTestApp(svc, admin, uniqueId("rev-").toLowerCase());
-  const token = await appToken(svc, app);
+  const token = await appClientToken(svc, app);
   assert.equal(await statusWith(svc, token), 200);
   assert.equal(await statusWith(svc, token), 200, "still valid: cached");
   return { app, token, admin };

@@ -3,22 +3,10 @@ import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
-import { createTestApp, launchOk, type TestApp } from "../../helpers/launch.ts";
+import { appClientToken, createTestApp, launchOk } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-async function clientToken(svc: TestService, app: TestApp): Promise<string> {
-  const res = await svc.request("/api/v1/oauth2/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-    }),
-  });
-  return (await res.json()).access_token;
-}
 
 for (const backend of backends) {
   const service = sharedFixture(
@@ -44,8 +32,8 @@ for (const backend of backends) {
       a,
       b,
       inA,
-      tokenA: await clientToken(svc, a),
-      tokenB: await clientToken(svc, b),
+      tokenA: await appClientToken(svc, a),
+      tokenB: await appClientToken(svc, b),
     };
   };
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
-import { createTestApp, signLaunch, type TestApp } from "../../helpers/launch.ts";
+import { appClientToken, createTestApp, signLaunch, type TestApp } from "../../helpers/launch.ts";
 import { type Json, launchPayload } from "../../helpers/payload.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -57,19 +57,6 @@ async function launch(
     sessionId: Number(location.pathname.split("/").pop()),
     launchId: Number(location.searchParams.get("launch")),
   };
-}
-
-async function appToken(f: Fixture, app: TestApp): Promise<string> {
-  const res = await f.svc.request("/api/v1/oauth2/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-    }),
-  });
-  assert.equal(res.status, 200);
-  return (await res.json()).access_token;
 }
 
 function person(prefix: string): Json {
@@ -161,7 +148,7 @@ for (const backend of backends) {
       from organizations where slug = 'other' returning id`;
       const [admin] = await f.svc.db.sql`select id from users where role = 'admin' limit 1`;
       const ids = [Number(foreignAgent.assigneeId), Number(disabled.id), 999999, admin?.id ?? 1];
-      const token = await appToken(f, f.b);
+      const token = await appClientToken(f.svc, f.b);
       const answers = new Set<string>();
       for (const assigneeId of ids) {
         const res = await f.svc.api("PATCH", `/api/v1/sessions/${own.sessionId}`, token, {
