@@ -114,7 +114,14 @@ export function documentOAuth(
       token_type_hint: z.string().optional(),
       ...clientCredentials,
     })),
-    responses: { 200: { description: "Revoked, or was not a live token of this client" } },
+    responses: {
+      200: {
+        description: "Revoked, or was not a live token of this client: an empty JSON object " +
+          "(clients such as simple-oauth2 parse the answer as JSON)",
+        content: { "application/json": { schema: z.object({}).strict() } },
+      },
+      ...oauthErrors,
+    },
   });
 
   registry.registerPath({

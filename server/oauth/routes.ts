@@ -102,7 +102,9 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
     if (!form.token) throw new OAuthError(400, "invalid_request", "token is required");
     await deps.auth.revoke(form.token, client.id);
     c.header("Cache-Control", "no-store");
-    return c.body(null, 200);
+    // RFC 7009 asks for no body; an empty JSON object is one that OAuth client libraries which
+    // parse every answer as JSON (simple-oauth2's revoke()) accept too.
+    return c.json({}, 200);
   });
 
   app.post("/introspect", limit, async (c) => {

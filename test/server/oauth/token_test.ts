@@ -203,6 +203,8 @@ for (const backend of backends) {
               headers: { Authorization: basic(ADMIN_CLIENT.id, ADMIN_CLIENT.secret) },
             });
             assert.equal(revoke.status, 200);
+            assert.match(revoke.headers.get("Content-Type")!, /^application\/json/);
+            assert.deepEqual(await revoke.json(), {});
             const after = await use();
             assert.equal(after.status, 401);
             assert.match(after.headers.get("WWW-Authenticate")!, /error="invalid_token"/);
@@ -212,6 +214,7 @@ for (const backend of backends) {
               headers: { Authorization: basic(ADMIN_CLIENT.id, ADMIN_CLIENT.secret) },
             });
             assert.equal(unknown.status, 200);
+            assert.deepEqual(await unknown.json(), {});
           },
         );
 
