@@ -53,12 +53,11 @@ begin
   end if;
   select coalesce(jsonb_agg(x.r order by x.step, x.o1, x.o2), '[]'::jsonb) into refusals
   from (
-    select 1 as step, 1::bigint as o1, 0::bigint as o2,
-      '{"code": "field_disabled", "value": "externalSessionId"}'::jsonb as r
-    from field_settings f where f.id and not f.external_session_id
-    union all
-    select 1, 2, 0, '{"code": "field_disabled", "value": "externalCustomerId"}'::jsonb
-    from field_settings f where f.id and not f.external_customer_id
+    select 1 as step, v.o as o1, 0::bigint as o2,
+      jsonb_build_object('code', 'field_disabled', 'value', v.field) as r
+    from field_settings f, lateral (values (1::bigint, 'externalSessionId', f.external_session_id),
+      (2::bigint, 'externalCustomerId', f.external_customer_id)) as v(o, field, enabled)
+    where f.id and not v.enabled
     union all
     select 2, 0, 0, jsonb_build_object('code', 'session_not_found', 'value', named_session)
     where named_session is not null and s_id is null
