@@ -53,6 +53,9 @@ export async function insertSessionChangeEvents(
   extra: Record<string, unknown>,
   timestamp: string,
 ): Promise<number> {
+  // A change that changed nothing has nothing to emit: no statement (as an empty event list).
+  const unchanged = c.statusFrom === c.statusTo && c.assigneeFrom === c.assigneeTo && !c.updated;
+  if (unchanged) return 0;
   const [row] = await tx<{ n: number }[]>`
     select emit_callback_events(${sessionId}, (
       select coalesce(jsonb_agg(t || jsonb_build_object('extra', ${jsonb(tx, extra)}::jsonb)
