@@ -8,6 +8,8 @@ import { handleError } from "./http/errors.ts";
 import { completePagePolicy } from "./http/page_policy.ts";
 import { log } from "./log.ts";
 import { redactPath } from "./http/redact.ts";
+import { bodyLimitRules, limitBodies } from "./http/body_limit.ts";
+import { refuseNul } from "./http/nul.ts";
 import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
@@ -60,6 +62,10 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   });
   app.use("*", securityHeaders(deps.config.publicUrl));
   app.use("*", completePagePolicy());
+  // Before any guard or route reads a body: every path's body limit from one table (413), then
+  // the one rule for U+0000 in any input (400 naming the field).
+  app.use("*", limitBodies(bodyLimitRules(deps.config.portalPrefix)));
+  app.use("*", refuseNul("/api/v1/oauth2/"));
   // Access fails closed: before any portal route, the portal's guard refuses every request
   // without a login unless server/http/public_routes.ts lists its route (the admin screens'
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).

@@ -3,7 +3,7 @@
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
 import type postgres from "postgres";
-import { jsonb, type Sql, type Tx, withoutNul, withoutNulEscapes } from "../mod.ts";
+import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
 import { sqlState } from "../errors.ts";
 import type { UserFields } from "./users.ts";
 
@@ -98,18 +98,9 @@ export interface LaunchInput {
   dryRun: boolean;
 }
 
-/** The warning of a launch whose text held U+0000 (stored as U+FFFD). */
-const NUL_REPLACED = {
-  path: "context",
-  code: "nul_replaced",
-  message: "U+0000 characters were stored as U+FFFD (PostgreSQL text cannot hold them)",
-};
-
 /** The SQLSTATEs launch_apply raises (db/functions/launch_apply.sql). */
 const REFUSED = "PLL01";
 const DRY_RUN_DONE = "PLL03";
-/** PostgreSQL's untranslatable_character: jsonb refuses the escape \u0000. */
-const UNSUPPORTED_ESCAPE = "22P05";
 
 /**
  * The launch's database work in ONE call of launch_apply (one round trip, one implicit
@@ -122,16 +113,8 @@ export async function applyLaunch(sql: Tx, input: LaunchInput): Promise<LaunchOu
   // Serialized once by the driver (dates become ISO strings, as the function reads them); the
   // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
   const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
-  try {
-    return await callLaunchApply(sql, args);
-  } catch (err) {
-    // PostgreSQL text cannot hold U+0000 (jsonb refuses its escape): a launch that sends one (a
-    // custom field, a team or device name) has it stored as U+FFFD, with a warning, as every
-    // other write does (db/mod.ts jsonb). Checked only when it happens: no cost to other launches.
-    if (sqlState(err) !== UNSUPPORTED_ESCAPE) throw err;
-    const warned = { ...args, warnings: [...args.warnings, NUL_REPLACED] };
-    return await callLaunchApply(sql, JSON.parse(withoutNulEscapes(JSON.stringify(warned))));
-  }
+  // U+0000 never gets here: the request is refused at the boundary (server/http/nul.ts).
+  return await callLaunchApply(sql, args);
 }
 
 async function callLaunchApply(sql: Tx, args: unknown): Promise<LaunchOutcome> {

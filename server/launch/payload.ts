@@ -5,6 +5,7 @@
  */
 import type { LaunchAgentFields, LaunchCustomerFields } from "../../db/queries/launch.ts";
 import { AppError, fieldErrors } from "../http/errors.ts";
+import { nulFieldError, nulPath } from "../http/nul.ts";
 import { contentLanguage, FIELD_RULES, type SearchType } from "./contract.ts";
 import { type LaunchWarning, payloadCleaner } from "./payload_cleaner.ts";
 import { payloadSchema } from "./payload_schema.ts";
@@ -81,6 +82,11 @@ export interface LaunchView {
  * ```
  */
 export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload {
+  // U+0000 anywhere in the payload is refused, naming the field, as on every input path.
+  const nul = nulPath(raw);
+  if (nul) {
+    throw new AppError(400, "invalid_payload", "Invalid launch payload", [nulFieldError(nul)]);
+  }
   const { value, warnings } = cleanPayload(raw);
   const id = (value as { context?: { user?: { id?: unknown } } }).context?.user?.id;
   if (

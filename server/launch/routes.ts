@@ -2,7 +2,6 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { Context } from "hono";
-import { limitBody } from "../http/body_limit.ts";
 import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
@@ -32,13 +31,9 @@ import {
   verifyRequest,
 } from "./steps.ts";
 
-/** Largest accepted launch body, in KiB. */
-export const LAUNCH_BODY_LIMIT_KIB = 64;
-
 /** Launch routes, mounted at PORTAL_PREFIX. */
 export function launchRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const limit = limitBody(LAUNCH_BODY_LIMIT_KIB);
   // Launches for apps that do not exist (they write no row), counted per instance of these routes.
   const unknownApps: UnknownAppCounter = { launches: 0 };
 
@@ -107,7 +102,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     }
   }
 
-  app.post(LAUNCH_ROUTE, limit, (c) => handle(c, false));
+  app.post(LAUNCH_ROUTE, (c) => handle(c, false));
 
   // The dry run may be called from the app's own pages: CORS for its allowed frame ancestors.
   const dryRunCors = cors({
@@ -120,7 +115,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     maxAge: 600,
   });
   app.options(VALIDATE_ROUTE, dryRunCors);
-  app.post(VALIDATE_ROUTE, dryRunCors, limit, (c) => handle(c, true));
+  app.post(VALIDATE_ROUTE, dryRunCors, (c) => handle(c, true));
 
   for (const path of [LAUNCH_ROUTE, VALIDATE_ROUTE]) {
     app.all(path, (c) => {

@@ -1,6 +1,5 @@
 /** OAuth 2.0 endpoints: token (client_credentials), revocation, server metadata. */
 import { Hono } from "hono";
-import { limitBody } from "../http/body_limit.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { OAuthError } from "../http/errors.ts";
@@ -15,11 +14,6 @@ import {
 import type { IssuedToken } from "./auth_service.ts";
 import { readOAuthForm } from "./form.ts";
 import { isScope, SCOPES } from "./scopes.ts";
-
-/** Largest accepted OAuth request body, in KiB. */
-export const OAUTH_BODY_LIMIT_KIB = 16;
-
-const limit = limitBody(OAUTH_BODY_LIMIT_KIB);
 
 const unique = (scopes: string[] | null) => scopes && [...new Set(scopes)];
 
@@ -65,7 +59,7 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
     }
   });
 
-  app.post("/token", limit, async (c) => {
+  app.post("/token", async (c) => {
     const form = await readOAuthForm(c);
     const creds = readClientCredentials(c.req.header("Authorization"), form);
     if (!form.grant_type) {
@@ -95,7 +89,7 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
     });
   });
 
-  app.post("/revoke", limit, async (c) => {
+  app.post("/revoke", async (c) => {
     const form = await readOAuthForm(c);
     const creds = readClientCredentials(c.req.header("Authorization"), form);
     const client = await authenticateClient(deps.sql, creds);
@@ -107,7 +101,7 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
     return c.json({}, 200);
   });
 
-  app.post("/introspect", limit, async (c) => {
+  app.post("/introspect", async (c) => {
     const form = await readOAuthForm(c);
     const creds = readClientCredentials(c.req.header("Authorization"), form);
     const client = await authenticateClient(deps.sql, creds);

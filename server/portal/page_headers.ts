@@ -1,10 +1,9 @@
 /**
  * What every portal page answers with unless its route says otherwise: `Cache-Control: no-store`
  * (sessions and sign-in forms are never cached), `frame-ancestors 'self'` (a launch's pages set
- * their app's origins themselves), and a 16 KiB body limit on posts.
+ * their app's origins themselves). Their 16 KiB body limit is in server/http/body_limit.ts.
  */
 import type { MiddlewareHandler } from "hono";
-import { limitBody } from "../http/body_limit.ts";
 import type { AppEnv } from "../http/env.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 
@@ -17,4 +16,4 @@ const headers: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** The portal page middleware, in order. */
-export const portalPageMiddleware: MiddlewareHandler<AppEnv>[] = [headers, limitBody(16)];
+export const portalPageMiddleware: MiddlewareHandler<AppEnv>[] = [headers];

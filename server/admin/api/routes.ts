@@ -4,7 +4,6 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../../deps.ts";
-import { limitBody } from "../../http/body_limit.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { validationHook } from "../../api/openapi_shared.ts";
 import { requireScope } from "../../oauth/bearer.ts";
@@ -16,14 +15,10 @@ import { guidedPathsApi } from "./guided_paths.ts";
 import { settingsApi } from "./settings.ts";
 import { usersApi } from "./users.ts";
 
-/** Largest accepted admin API body, in KiB. */
-export const ADMIN_BODY_LIMIT_KIB = 256;
-
-/** Builds the admin API sub-app: scope `admin`, a body limit, no-store, then each resource. */
+/** Builds the admin API sub-app: scope `admin`, no-store, then each resource. */
 export function adminApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   api.use("*", requireScope(deps.auth, "admin"));
-  api.use("*", limitBody(ADMIN_BODY_LIMIT_KIB));
   api.use("*", async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");

@@ -7,7 +7,6 @@
  * it.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { limitBody } from "../../http/body_limit.ts";
 import { deleteLogin } from "../../../db/queries/logins.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../http/errors.ts";
@@ -106,7 +105,6 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
     c.header("Cache-Control", "no-store");
     c.header("Content-Security-Policy", "frame-ancestors 'none'");
   });
-  app.use("*", limitBody(256));
   // Before every route: everything not on the public list needs an administrator.
   app.use("*", adminAccess(deps));
 

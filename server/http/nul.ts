@@ -1,0 +1,98 @@
+/**
+ * U+0000 (NUL) in request input, one rule for every input path: refused with 400 naming the field
+ * (`errors[].code` `nul_character`), before anything reaches the database. PostgreSQL text cannot
+ * hold U+0000, and storing something else than what the caller sent would hide the fault.
+ *
+ * `refuseNul` checks what every route can read: the URL path, query parameters, and bodies sent as
+ * JSON, `application/x-www-form-urlencoded` or `multipart/form-data` (text fields; file contents
+ * are data, not text). The launch checks its decoded payload with `nulPath` too (a signed_request
+ * carries its JSON in Base64, where no NUL shows). OAuth endpoints answer RFC 6749's
+ * `{"error": "invalid_request", "error_description": …}`, every other route the service's
+ * `{"code": "invalid_request", "message", "errors": [{path, code, message}]}`.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { AppError, type FieldError, OAuthError } from "./errors.ts";
+
+/** The field error code of a value that holds U+0000. */
+export const NUL_CODE = "nul_character";
+
+/**
+ * The dotted path of the first string (value or object key) in `value` that holds U+0000, or
+ * null. Keys are named by their own path; array items by their index.
+ */
+export function nulPath(value: unknown, path = ""): string | null {
+  if (typeof value === "string") return value.includes("\0") ? path || "(root)" : null;
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes("\0")) return at;
+    const found = nulPath(item, at);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The field error of a NUL at `path`: what was wrong and what to do. */
+export function nulFieldError(path: string): FieldError {
+  return {
+    path,
+    code: NUL_CODE,
+    message: "contains U+0000 (NUL), which cannot be stored: remove the character and send again",
+  };
+}
+
+/** Where in a request the first NUL is: `path` (the URL path), a parameter name, or a body path. */
+async function findNul(c: Context): Promise<string | null> {
+  if (c.req.path.includes("\0") || /%00/i.test(new URL(c.req.url).pathname)) return "(path)";
+  for (const [name, value] of new URL(c.req.url).searchParams) {
+    if (name.includes("\0") || value.includes("\0")) return name.replaceAll("\0", "\uFFFD");
+  }
+  if (!c.req.raw.body) return null;
+  const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "application/json" || type.endsWith("+json")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await c.req.text());
+    } catch {
+      return null; // not JSON: the route answers that
+    }
+    return nulPath(parsed);
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    for (const [name, value] of new URLSearchParams(await c.req.text())) {
+      if (name.includes("\0") || value.includes("\0")) return name.replaceAll("\0", "\uFFFD");
+    }
+    return null;
+  }
+  if (type === "multipart/form-data") {
+    let form: FormData;
+    try {
+      form = await c.req.formData();
+    } catch {
+      return null;
+    }
+    for (const [name, value] of form) {
+      if (name.includes("\0") || (typeof value === "string" && value.includes("\0"))) {
+        return name.replaceAll("\0", "\uFFFD");
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The middleware: refuses a request whose input holds U+0000. Paths under `oauthPrefix` get the
+ * OAuth error format.
+ */
+export function refuseNul(oauthPrefix: string): MiddlewareHandler {
+  return async (c, next) => {
+    const at = await findNul(c);
+    if (at === null) return next();
+    if (c.req.path.startsWith(oauthPrefix)) {
+      throw new OAuthError(400, "invalid_request", `${at} ${nulFieldError(at).message}`);
+    }
+    throw new AppError(400, "invalid_request", `Invalid request: ${at} holds U+0000`, [
+      nulFieldError(at),
+    ]);
+  };
+}
