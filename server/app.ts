@@ -20,7 +20,7 @@ import { WARM_UP_ROUTE } from "./launch/contract.ts";
 import { backupRoute } from "./ops/backup_route.ts";
 import { portalPasswordResetRoutes } from "./portal/password_reset_routes.tsx";
 import { portalSignInRoutes } from "./portal/sign_in_routes.tsx";
-import { staticRoutes, widgetRoutes } from "./assets/routes.ts";
+import { faviconRoute, staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 
 /**
@@ -86,6 +86,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   if (deps.embedded) {
     app.route("/internal", backupRoute(deps.embedded.dumpDataDir, deps.embedded.secretKey));
   }
+  app.route("/favicon.ico", faviconRoute());
   app.route("/assets", staticRoutes());
   app.route(`${deps.config.portalPrefix}/assets`, staticRoutes());
   // Before the portal: the portal's no-store middleware must not cover the widget.

@@ -51,11 +51,28 @@ export function widgetRoutes(files: Record<string, URL> = WIDGET_FILES): Hono<Ap
 /** Routes under /assets: the files of server/assets/files/, revalidated by ETag. */
 export function staticRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/:name{[a-z0-9-]+\\.(css|js)}", (c) => {
+  app.get("/:name{[a-z0-9-]+\\.(css|js|svg)}", (c) => {
     const file = STATIC_FILES.get(c.req.param("name"));
     if (!file) return c.notFound();
     c.header("ETag", file.etag);
     // Pages link to a ?v=<hash> URL, so a changed file has a new URL and may be cached long.
+    c.header("Cache-Control", "public, max-age=86400");
+    c.header("Content-Type", file.type);
+    if (notModified(c, file.etag)) return c.body(null, 304);
+    return c.body(file.text);
+  });
+  return app;
+}
+
+/**
+ * GET /favicon.ico: the service's icon (an SVG; browsers read it by its Content-Type), for pages
+ * that link none (error pages) and tools that ask for it at the root.
+ */
+export function faviconRoute(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/", (c) => {
+    const file = STATIC_FILES.get("favicon.svg")!;
+    c.header("ETag", file.etag);
     c.header("Cache-Control", "public, max-age=86400");
     c.header("Content-Type", file.type);
     if (notModified(c, file.etag)) return c.body(null, 304);

@@ -11,6 +11,7 @@ const DIR = new URL("./files/", import.meta.url);
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
   js: "text/javascript; charset=utf-8",
+  svg: "image/svg+xml",
 };
 
 /** One static file, ready to serve. */

@@ -49,6 +49,7 @@ export function publicRoutes(portalPrefix: string): readonly PublicRoute[] {
     { method: "GET", path: "/api/v1/openapi.json", reason: "the API's OpenAPI document" },
     { method: "GET", path: "/api/v1/docs", reason: "the API reference page" },
     { method: "GET", path: "/assets/:name", reason: "static styles and scripts of the pages" },
+    { method: "GET", path: "/favicon.ico", reason: "the service's icon" },
     { method: "GET", path: `${p}/assets/:name`, reason: "static styles and scripts, portal" },
     {
       method: "GET",

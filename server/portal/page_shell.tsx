@@ -56,6 +56,7 @@ export function Page(props: {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title}</title>
         {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
+        <link rel="icon" href={assetPath("favicon.svg", props.prefix ?? "")} type="image/svg+xml" />
         <link rel="stylesheet" href={assetPath("portal.css", props.prefix ?? "")} />
         {props.bridge
           ? (

@@ -52,6 +52,7 @@ export function adminPage(
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title} · Portal Launcher admin</title>
         {ctx ? <meta name="csrf-token" content={ctx.csrf} /> : null}
+        <link rel="icon" href={assetPath("favicon.svg")} type="image/svg+xml" />
         <link rel="stylesheet" href={assetPath("admin.css")} />
         {script ? <script src={assetPath(script)} defer></script> : null}
       </head>

@@ -139,4 +139,19 @@ Deno.test("headers: every route family", opts, async () => {
     checkCommon(res, path);
     assert.match(res.headers.get("Content-Type")!, /^text\/(javascript|css)/, path);
   }
+  // The icon: at the root for tools and error pages, and linked from the pages themselves.
+  const icon = await svc.request("/favicon.ico");
+  checkCommon(icon, "/favicon.ico");
+  assert.equal(icon.status, 200);
+  assert.equal(icon.headers.get("Content-Type"), "image/svg+xml");
+  assert.match(await icon.text(), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  for (const [path, prefix] of [["/admin/login", ""], ["/portal/login", "/portal"]]) {
+    const page = await (await svc.request(path)).text();
+    const href = /<link rel="icon" href="([^"]+)" type="image\/svg\+xml"/.exec(page)?.[1];
+    assert.ok(href?.startsWith(`${prefix}/assets/favicon.svg?v=`), `${path} links its icon`);
+    const linked = await svc.request(href!);
+    assert.equal(linked.status, 200, `${href}`);
+    assert.equal(linked.headers.get("Content-Type"), "image/svg+xml");
+    await linked.body?.cancel();
+  }
 });
