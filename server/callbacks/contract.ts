@@ -40,6 +40,25 @@ export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post"] 
 /** Placeholders a callback URL template may hold. */
 export const URL_PLACEHOLDERS = ["{referenceId}", "{webhookId}", "{instanceUrl}"] as const;
 
+/** A placeholder of a callback URL template. */
+export type UrlPlaceholder = typeof URL_PLACEHOLDERS[number];
+
+const PLACEHOLDER_PATTERN = new RegExp(
+  URL_PLACEHOLDERS.map((p) => p.replace(/[{}]/g, "\\$&")).join("|"),
+  "g",
+);
+
+/**
+ * Replaces every placeholder of a URL template in one pass: a value put in is never scanned
+ * again, so a value holding `{webhookId}` stays as it is.
+ */
+export function fillPlaceholders(
+  template: string,
+  values: Record<UrlPlaceholder, string>,
+): string {
+  return template.replace(PLACEHOLDER_PATTERN, (p) => values[p as UrlPlaceholder]);
+}
+
 /** Response bodies are read up to this many bytes for the delivery log. */
 export const RESPONSE_SNIPPET_BYTES = 4096;
 

@@ -10,7 +10,7 @@ import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/
 import { loginCookieValue, PORTAL_COOKIE, setPortalCookie } from "../auth/cookies.ts";
 import { adapterOf } from "../callbacks/adapters/registry.ts";
 import type { CrmContext, LaunchMapping } from "../callbacks/adapters/mod.ts";
-import { destinationProblem } from "../callbacks/destination.ts";
+import { instanceOrigin } from "../callbacks/destination.ts";
 import type { Config } from "../config.ts";
 import { sha256 } from "../crypto/hashing.ts";
 import { type SecretBox, secretContext } from "../crypto/secret_box.ts";
@@ -116,9 +116,10 @@ export function mapPayload(
 }
 
 /**
- * Step: the CRM context to keep for callbacks. Its instance URL must pass the callback
- * destination rules (else it is dropped with a warning added to `warnings`) and its token is
- * sealed to the app.
+ * Step: the CRM context to keep for callbacks. Its instance URL is kept as its origin
+ * (`https://host[:port]`); one with `{` or `}`, credentials, or that breaks the callback
+ * destination rules is dropped, with the CRM's token, and a `crm_instance_url_refused` warning
+ * is added to `warnings`. The token is sealed to the app.
  */
 export async function sealCrmToken(
   deps: {
@@ -130,17 +131,19 @@ export async function sealCrmToken(
   warnings: LaunchWarning[],
 ): Promise<LaunchMeta["crm"]> {
   if (!crm) return null;
-  const problem = destinationProblem(crm.instanceUrl, deps.config.callbackAllowPrivateNetworks);
-  if (problem) {
+  const checked = instanceOrigin(crm.instanceUrl, deps.config.callbackAllowPrivateNetworks);
+  if ("problem" in checked) {
     warnings.push({
       path: "client.instanceUrl",
       code: "crm_instance_url_refused",
-      message: `${problem}; callbacks to this session's CRM instance are not possible`,
+      message: `client.instanceUrl is refused: ${checked.problem}. Send the CRM instance's ` +
+        "origin, such as https://acme.my.salesforce.com; until then callbacks to this " +
+        "session's CRM instance are not possible",
     });
     return null;
   }
   return {
-    instanceUrl: crm.instanceUrl,
+    instanceUrl: checked.origin,
     oauthTokenSealed: crm.oauthToken
       ? await deps.secrets.encrypt(crm.oauthToken, secretContext(appId, "crm_token"))
       : null,

@@ -6,7 +6,8 @@
  * `context.environment.parameters`, `client.oauthToken`, `client.instanceUrl`, top-level
  * `issuedAt`) is mapped onto the payload contract: userId → `context.user.id`, firstName →
  * `first_name`, lastName → `last_name`, language → `locale` (the seed's own names win when both
- * are sent); `parameters` are the seed's parameters unchanged. `client.instanceUrl` and
+ * are sent); `parameters` are the seed's parameters unchanged. `client.instanceUrl` (as its
+ * origin, when it passes the destination rules: launch/steps.ts sealCrmToken) and
  * `client.oauthToken` are kept (the token sealed) on the session for its callbacks. A payload in
  * the seed's own shape passes unchanged.
  *

@@ -6,6 +6,7 @@
  * the adapter builds, the same way for every class.
  */
 import type { LaunchWarning } from "../../launch/payload_cleaner.ts";
+import { fillPlaceholders } from "../contract.ts";
 
 /** What a Canvas-style launch carries for calling its CRM back. */
 export interface CrmContext {
@@ -73,8 +74,10 @@ export interface Adapter {
 }
 
 /**
- * Expands a callback URL template: `{referenceId}` and `{webhookId}` URL-encoded,
- * `{instanceUrl}` the session's CRM base URL (without a trailing slash).
+ * Expands a callback URL template in one pass: `{referenceId}` and `{webhookId}` URL-encoded,
+ * `{instanceUrl}` the session's CRM instance (its origin; a trailing slash of a value stored
+ * before origins were kept is dropped). A value is never expanded again; the result is checked
+ * as it is by checkDestination before it is fetched.
  */
 export function expandUrl(
   template: string,
@@ -85,10 +88,11 @@ export function expandUrl(
       "the callback URL uses {instanceUrl}, but this session's launch carried no client.instanceUrl",
     );
   }
-  return template
-    .replaceAll("{instanceUrl}", (v.instanceUrl ?? "").replace(/\/+$/, ""))
-    .replaceAll("{referenceId}", encodeURIComponent(v.referenceId ?? "ping"))
-    .replaceAll("{webhookId}", encodeURIComponent(v.webhookId));
+  return fillPlaceholders(template, {
+    "{instanceUrl}": (v.instanceUrl ?? "").replace(/\/+$/, ""),
+    "{referenceId}": encodeURIComponent(v.referenceId ?? "ping"),
+    "{webhookId}": encodeURIComponent(v.webhookId),
+  });
 }
 
 /** The URL an event goes to: the app's callback URL template expanded for the event. */
