@@ -114,4 +114,15 @@ Deno.test("admin launch log masks secret-looking keys at any depth", () => {
     maskLaunchPayload({ a: 1, api_key: "k", nested: [{ Password: "p", name: "x" }], token: null }),
     { a: 1, api_key: "••••••", nested: [{ Password: "••••••", name: "x" }], token: "••••••" },
   );
+  // Credentials inside a URL (a CRM's instanceUrl, say) are masked wherever the URL is.
+  assert.deepEqual(
+    maskLaunchPayload({
+      client: { instanceUrl: "https://admin:s3cret@crm.example.com/x" },
+      note: "see ftp://u@files.example.com and https://plain.example.com/a@b",
+    }),
+    {
+      client: { instanceUrl: "https://••••••@crm.example.com/x" },
+      note: "see ftp://••••••@files.example.com and https://plain.example.com/a@b",
+    },
+  );
 });
