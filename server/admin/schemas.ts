@@ -100,7 +100,8 @@ const appFields = {
   }),
   callbackUrl: CallbackUrlText.nullable().openapi({
     description: "Where events are sent; {referenceId} (URL-encoded), {webhookId} and, for " +
-      "crm_standard, {instanceUrl} are replaced. https:// and public addresses only (unless " +
+      "crm_standard, {instanceUrl} (only at the very start: {instanceUrl}/path) are replaced. " +
+      "https:// and public addresses only (unless " +
       "CALLBACK_ALLOW_PRIVATE_NETWORKS=true); null: no callbacks",
   }),
   callbackMethod: z.enum(CALLBACK_METHODS, msg(`expected one of ${CALLBACK_METHODS.join(", ")}`))
