@@ -13,6 +13,9 @@ import { AppError } from "../http/errors.ts";
 
 export type { AppScope } from "../../db/queries/people.ts";
 
+/** The 404 of an admin client's `?app=` naming no app, as the document describes it. */
+export const APP_NOT_FOUND = "An admin client's `app` names no app (`app_not_found`)";
+
 /** The caller's scope: its app, or every app (admin), or the app named by `?app=` (admin). */
 export async function appScope(deps: Deps, c: Context<AppEnv>): Promise<AppScope> {
   const token = c.get("token");

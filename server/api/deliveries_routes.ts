@@ -9,10 +9,16 @@ import { EVENT_TYPES } from "../callbacks/contract.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { requireScope } from "../oauth/bearer.ts";
-import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
+import {
+  errorResponses,
+  ErrorSchema,
+  jsonResponse,
+  security,
+  validationHook,
+} from "./openapi_shared.ts";
 import { decodeCursor, page } from "./paging.ts";
-import { IdParam, OrganizationQuery, pageOf, PageQuery } from "./schemas.ts";
-import { appScope, scopeFilter } from "./app_scope.ts";
+import { AppQuery, IdParam, OrganizationQuery, pageOf, PageQuery } from "./schemas.ts";
+import { APP_NOT_FOUND, appScope, scopeFilter } from "./app_scope.ts";
 import { organizationFilter } from "./organization_filter.ts";
 import { msg } from "../zod_messages.ts";
 
@@ -21,7 +27,7 @@ const STATUSES = ["pending", "delivering", "delivered", "failed"] as const;
 /** Query of GET /deliveries. */
 export const DeliveryListQuery = z.object({
   ...PageQuery,
-  app: z.string().max(64).optional().openapi({ description: "admin clients: one app's events" }),
+  ...AppQuery,
   ...OrganizationQuery,
   status: z.enum(STATUSES, msg(`expected one of ${STATUSES.join(", ")}`)).optional(),
   type: z.enum(EVENT_TYPES, msg(`expected one of ${EVENT_TYPES.join(", ")}`)).optional(),
@@ -90,13 +96,14 @@ export function deliveryRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/",
       tags,
+      operationId: "listDeliveries",
       summary: "Callback events with every delivery attempt, newest first",
       security: security("sessions:read"),
       middleware: [read] as const,
       request: { query: DeliveryListQuery },
       responses: {
         200: jsonResponse(pageOf(DeliverySchema, "DeliveryPage"), "A page of events"),
-        ...errorResponses("sessions:read", false),
+        ...errorResponses("sessions:read", { input: true, notFound: APP_NOT_FOUND }),
       },
     }),
     async (c) => {
@@ -121,14 +128,18 @@ export function deliveryRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/{id}/redeliver",
       tags,
+      operationId: "redeliverEvent",
       summary: "Send an event again (a new round of attempts, same webhook-id)",
       security: security("sessions:write"),
       middleware: [write] as const,
       request: { params: IdParam },
       responses: {
         202: jsonResponse(DeliverySchema, "Queued again"),
-        409: jsonResponse(z.object({ code: z.string(), message: z.string() }), "Being delivered"),
-        ...errorResponses("sessions:write"),
+        409: jsonResponse(ErrorSchema, "Being delivered right now (`delivery_in_progress`)"),
+        ...errorResponses("sessions:write", {
+          input: true,
+          notFound: "No such event in the caller's app (`delivery_not_found`)",
+        }),
       },
     }),
     async (c) => {

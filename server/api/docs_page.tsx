@@ -116,6 +116,13 @@ function Operation(props: { doc: Json; method: string; path: string; op: Json })
       </h3>
       <p>{op.summary}</p>
       {op.description ? <p class="desc">{op.description}</p> : null}
+      {op.operationId
+        ? (
+          <p class="desc">
+            operationId <code>{op.operationId}</code>
+          </p>
+        )
+        : null}
       {scopes.length
         ? (
           <p>
@@ -165,6 +172,7 @@ function Operation(props: { doc: Json; method: string; path: string; op: Json })
         <ul>
           {Object.entries(op.responses ?? {}).map(([status, r]: [string, Json]) => {
             const schema = r.content?.["application/json"]?.schema;
+            const headers = Object.keys(r.headers ?? {}).filter((h) => h !== "X-Request-Id");
             return (
               <li>
                 <b>{status}</b> {r.description}
@@ -172,6 +180,18 @@ function Operation(props: { doc: Json; method: string; path: string; op: Json })
                   ? (
                     <>
                       : <code>{typeLabel(doc, schema)}</code>
+                    </>
+                  )
+                  : null}
+                {headers.length
+                  ? (
+                    <>
+                      {" "}(headers: {headers.map((h, i) => (
+                        <>
+                          {i ? ", " : ""}
+                          <code>{h}</code>
+                        </>
+                      ))})
                     </>
                   )
                   : null}
@@ -196,7 +216,9 @@ function Operation(props: { doc: Json; method: string; path: string; op: Json })
                 name={p.name}
                 data-in={p.in}
                 required={p.required}
-                value={p.schema?.example !== undefined ? String(p.schema.example) : ""}
+                value={p.in !== "header" && p.schema?.example !== undefined
+                  ? String(p.schema.example)
+                  : ""}
               />
             </label>
           ))}

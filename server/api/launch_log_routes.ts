@@ -6,11 +6,17 @@ import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { jsonWithEtag } from "./etag.ts";
-import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
+import {
+  emptyResponse,
+  errorResponses,
+  jsonResponse,
+  security,
+  validationHook,
+} from "./openapi_shared.ts";
 import { decodeCursor, page } from "./paging.ts";
-import { IdParam, LaunchListQuery, LaunchSchema, pageOf } from "./schemas.ts";
+import { ConditionalHeaders, IdParam, LaunchListQuery, LaunchSchema, pageOf } from "./schemas.ts";
 import { launchView } from "./views.ts";
-import { appScope, scopeFilter } from "./app_scope.ts";
+import { APP_NOT_FOUND, appScope, scopeFilter } from "./app_scope.ts";
 import { organizationFilter } from "./organization_filter.ts";
 
 /** Builds the launches sub-app. */
@@ -26,6 +32,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/",
       tags,
+      operationId: "listLaunches",
       summary: "The launch audit log, newest first",
       description: "One record per launch attempt: app, outcome (ok or the error code), agent, " +
         "session, client address, user agent and the decoded payload.",
@@ -34,7 +41,7 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       request: { query: LaunchListQuery },
       responses: {
         200: jsonResponse(pageOf(LaunchSchema, "LaunchPage"), "A page of launch attempts"),
-        ...errorResponses("admin", false),
+        ...errorResponses("admin", { input: true, notFound: APP_NOT_FOUND }),
       },
     }),
     async (c) => {
@@ -58,14 +65,18 @@ export function launchLogRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/{id}",
       tags,
+      operationId: "getLaunch",
       summary: "One launch attempt",
       security: security("admin"),
       middleware: [admin] as const,
-      request: { params: IdParam },
+      request: { params: IdParam, headers: ConditionalHeaders },
       responses: {
-        200: jsonResponse(LaunchSchema, "The launch attempt"),
-        304: { description: "Not modified (If-None-Match matched the ETag)" },
-        ...errorResponses("admin"),
+        200: jsonResponse(LaunchSchema, "The launch attempt", ["ETag"]),
+        304: emptyResponse("Not modified (If-None-Match matched the ETag)", ["ETag"]),
+        ...errorResponses("admin", {
+          input: true,
+          notFound: "No such launch in the caller's app (`launch_not_found`)",
+        }),
       },
     }),
     async (c) => {

@@ -14,11 +14,24 @@ import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { jsonWithEtag } from "./etag.ts";
-import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
+import {
+  emptyResponse,
+  errorResponses,
+  jsonResponse,
+  security,
+  validationHook,
+} from "./openapi_shared.ts";
 import { decodeCursor, page } from "./paging.ts";
-import { AgentSchema, CustomerSchema, IdParam, pageOf, PeopleQuery } from "./schemas.ts";
+import {
+  AgentSchema,
+  ConditionalHeaders,
+  CustomerSchema,
+  IdParam,
+  pageOf,
+  PeopleQuery,
+} from "./schemas.ts";
 import { agentView, customerView } from "./views.ts";
-import { appScope } from "./app_scope.ts";
+import { APP_NOT_FOUND, appScope } from "./app_scope.ts";
 import { organizationFilter } from "./organization_filter.ts";
 
 /** What sets one people resource apart: its names, schema, queries and view. */
@@ -57,14 +70,18 @@ export function peopleRoutes<Row extends { id: number }>(
       method: "get",
       path: "/{id}",
       tags,
+      operationId: `get${resource.title}`,
       summary: resource.readSummary,
       security: security("sessions:read"),
       middleware: [read] as const,
-      request: { params: IdParam },
+      request: { params: IdParam, headers: ConditionalHeaders },
       responses: {
-        200: jsonResponse(resource.schema, `The ${resource.one}`),
-        304: { description: "Not modified (If-None-Match matched the ETag)" },
-        ...errorResponses("sessions:read"),
+        200: jsonResponse(resource.schema, `The ${resource.one}`, ["ETag"]),
+        304: emptyResponse("Not modified (If-None-Match matched the ETag)", ["ETag"]),
+        ...errorResponses("sessions:read", {
+          input: true,
+          notFound: `No such ${resource.one} in the caller's app (\`${resource.one}_not_found\`)`,
+        }),
       },
     }),
     async (c) => {
@@ -82,6 +99,7 @@ export function peopleRoutes<Row extends { id: number }>(
       method: "get",
       path: "/",
       tags,
+      operationId: `list${resource.title}s`,
       summary: `Find ${resource.many} by e-mail or external id, newest first`,
       security: security("sessions:read"),
       middleware: [read] as const,
@@ -91,7 +109,7 @@ export function peopleRoutes<Row extends { id: number }>(
           pageOf(resource.schema, `${resource.title}Page`),
           `A page of ${resource.many}`,
         ),
-        ...errorResponses("sessions:read", false),
+        ...errorResponses("sessions:read", { input: true, notFound: APP_NOT_FOUND }),
       },
     }),
     async (c) => {

@@ -10,6 +10,23 @@ export const IdParam = z.object({
     .openapi({ param: { name: "id", in: "path" }, example: "42", type: "string" }),
 });
 
+/** If-None-Match of a GET answering an ETag. */
+export const ConditionalHeaders = z.object({
+  "If-None-Match": z.string().optional().openapi({
+    description: "The ETag of a previous answer: 304 with no body while unchanged",
+    example: '"8f14e45fceea167a"',
+  }),
+});
+
+/** `?app=<appName>` of a list: admin clients narrow it to one app. */
+export const AppQuery = {
+  app: z.string().max(64).optional().openapi({
+    description: "Admin clients: only this app's rows (404 `app_not_found` when no app has " +
+      "this App Name); an app's own client sees its app only",
+    example: "crm",
+  }),
+};
+
 /** Page size and cursor of every list. */
 export const PageQuery = {
   limit: z.coerce.number(msg("expected a whole number from 1 to 200")).int(
@@ -112,6 +129,7 @@ export const SessionListQuery = z.object({
     description: "Only sessions updated at or after this time",
     example: "2026-11-01T00:00:00Z",
   }),
+  ...AppQuery,
   ...OrganizationQuery,
   ...PageQuery,
 });
@@ -133,6 +151,7 @@ export const SessionPatchSchema = z.strictObject({
 export const PeopleQuery = z.object({
   email: z.string().max(320).optional().openapi({ example: "grace@example.org" }),
   externalId: z.string().max(200).optional(),
+  ...AppQuery,
   ...OrganizationQuery,
   ...PageQuery,
 });
@@ -174,7 +193,7 @@ export const LaunchSchema = z.object({
 
 /** GET /launches query. */
 export const LaunchListQuery = z.object({
-  app: z.string().max(64).optional().openapi({ example: "crm" }),
+  ...AppQuery,
   outcome: z.string().max(64).optional().openapi({ example: "invalid_signature" }),
   since: Since.optional().openapi({ example: "2026-11-01T00:00:00Z" }),
   warnings: z.enum(["true", "false"]).optional().openapi({

@@ -11,19 +11,27 @@ import { requireScope } from "../oauth/bearer.ts";
 import { changeSession } from "../sessions/changes.ts";
 import { jsonTextWithEtag } from "./etag.ts";
 import {
+  emptyResponse,
   errorResponses,
-  ErrorSchema,
   jsonBody,
   jsonResponse,
   security,
   validationHook,
 } from "./openapi_shared.ts";
 import { decodeCursor, encodeCursor } from "./paging.ts";
-import { IdParam, pageOf, SessionListQuery, SessionPatchSchema, SessionSchema } from "./schemas.ts";
-import { appScope, inAppScope, scopeFilter } from "./app_scope.ts";
+import {
+  ConditionalHeaders,
+  IdParam,
+  pageOf,
+  SessionListQuery,
+  SessionPatchSchema,
+  SessionSchema,
+} from "./schemas.ts";
+import { APP_NOT_FOUND, appScope, inAppScope, scopeFilter } from "./app_scope.ts";
 import { organizationFilter } from "./organization_filter.ts";
 
 const tags = ["Sessions"];
+const notFound = "No such session in the caller's app (`session_not_found`)";
 
 /** Builds the sessions sub-app. */
 export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
@@ -45,15 +53,16 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/{id}",
       tags,
+      operationId: "getSession",
       summary: "Read a session",
       description: "Answers an ETag; send it back in If-None-Match to get 304 when unchanged.",
       security: security("sessions:read"),
       middleware: [read] as const,
-      request: { params: IdParam },
+      request: { params: IdParam, headers: ConditionalHeaders },
       responses: {
-        200: jsonResponse(SessionSchema, "The session"),
-        304: { description: "Not modified (If-None-Match matched the ETag)" },
-        ...errorResponses("sessions:read"),
+        200: jsonResponse(SessionSchema, "The session", ["ETag"]),
+        304: emptyResponse("Not modified (If-None-Match matched the ETag)", ["ETag"]),
+        ...errorResponses("sessions:read", { input: true, notFound }),
       },
     }),
     async (c) => {
@@ -67,6 +76,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/",
       tags,
+      operationId: "listSessions",
       summary: "List sessions, newest first",
       description: "Keyset pagination: pass nextCursor as cursor. Sessions created while you " +
         "page never cause duplicates or skipped items.",
@@ -75,7 +85,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       request: { query: SessionListQuery },
       responses: {
         200: jsonResponse(pageOf(SessionSchema, "SessionPage"), "A page of sessions"),
-        ...errorResponses("sessions:read", false),
+        ...errorResponses("sessions:read", { input: true, notFound: APP_NOT_FOUND }),
       },
     }),
     async (c) => {
@@ -104,6 +114,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "patch",
       path: "/{id}",
       tags,
+      operationId: "updateSession",
       summary: "Change a session's status, assignee or custom fields",
       description: "The portal's rules: custom fields must be configured (null removes one); " +
         "the assignee must be an agent (null unassigns).",
@@ -112,8 +123,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       request: { params: IdParam, ...jsonBody(SessionPatchSchema) },
       responses: {
         200: jsonResponse(SessionSchema, "The changed session"),
-        ...errorResponses("sessions:write"),
-        415: jsonResponse(ErrorSchema, "The body is not application/json"),
+        ...errorResponses("sessions:write", { input: true, body: "required", notFound }),
       },
     }),
     async (c) => {
@@ -133,13 +143,14 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/{id}/events",
       tags,
+      operationId: "listSessionEvents",
       summary: "The session's callback events, newest first, with their delivery attempts",
       security: security("sessions:read"),
       middleware: [read] as const,
       request: { params: IdParam },
       responses: {
         200: jsonResponse(z.object({ items: z.array(DeliverySchema) }), "Its events"),
-        ...errorResponses("sessions:read"),
+        ...errorResponses("sessions:read", { input: true, notFound }),
       },
     }),
     async (c) => {

@@ -21,9 +21,10 @@ export interface FieldError {
 
 /**
  * An expected failure: HTTP status, stable machine code, human message, optional field errors.
- * JSON bodies carry `{code, message, errors?}`; the codes are stable and listed in
- * docs/api.md#error-codes. The one exception is the spec's exact "Error evaluating User" answer
- * (code `invalid_user`), whose body is `{"message": "Error evaluating User"}` alone.
+ * JSON bodies carry `{code, message, errors?}` (the error handler adds `requestId`); the codes are
+ * stable and listed in docs/api.md#error-codes. The one exception is the spec's exact "Error
+ * evaluating User" answer (code `invalid_user`), whose body is `{"message": "Error evaluating
+ * User"}` alone.
  */
 export class AppError extends Error {
   readonly errors?: FieldError[];
@@ -44,19 +45,34 @@ export class AppError extends Error {
     }));
   }
 
-  /** The JSON body of the response. */
+  /** The JSON body of the response, without the request id. */
   body(): Record<string, unknown> {
     if (this.code === SPEC_MESSAGE_ONLY) return { message: this.message };
     return this.errors
       ? { code: this.code, message: this.message, errors: this.errors }
       : { code: this.code, message: this.message };
   }
+
+  /** The JSON body as sent: with the request's id, unless a spec fixes its shape. */
+  bodyFor(requestId: string | undefined): Record<string, unknown> {
+    const body = this.body();
+    return this.code === SPEC_MESSAGE_ONLY || requestId === undefined
+      ? body
+      : { ...body, requestId };
+  }
 }
 
-/** An OAuth 2.0 error (RFC 6749 §5.2): rendered as `{error, error_description}`. */
+/**
+ * An OAuth 2.0 error (RFC 6749 §5.2): rendered as `{error, error_description}` exactly, with no
+ * request id (it is in the X-Request-Id header).
+ */
 export class OAuthError extends AppError {
   override body(): Record<string, unknown> {
     return { error: this.code, error_description: this.message };
+  }
+
+  override bodyFor(): Record<string, unknown> {
+    return this.body();
   }
 }
 
@@ -101,29 +117,37 @@ export function validationError(issues: readonly z.core.$ZodIssue[], message = "
   return new AppError(400, "validation_failed", message, fieldErrors(issues));
 }
 
-/** Hono's onError: expected errors keep their status; anything else is a logged 500. */
+/**
+ * Hono's onError: expected errors keep their status; anything else is a logged 500. JSON error
+ * bodies carry the request's id (the X-Request-Id header) as `requestId`, except the two whose
+ * shape a spec fixes (OAuthError, `invalid_user`).
+ */
 export function handleError(err: Error, c: Context): Response {
+  // Set by hono/request-id before any route (undefined only in an app built without it).
+  const requestId: string | undefined = c.get("requestId");
   if (err instanceof AppError) {
     for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-    return c.json(err.body(), err.status);
+    return c.json(err.bodyFor(requestId), err.status);
   }
   if (err instanceof HTTPException) {
     const [code, message] = err.status === 415
       ? ["unsupported_media_type", "Unsupported Content-Type: send application/json"]
       : ["bad_request", err.message || "Bad request"];
-    return c.json({ code, message }, err.status as ContentfulStatusCode);
+    return c.json(
+      { code, message, ...(requestId ? { requestId } : {}) },
+      err.status as ContentfulStatusCode,
+    );
   }
-  log.error("unhandled error", {
-    requestId: c.get("requestId"),
-    error: err?.message,
-    stack: err?.stack,
-  });
-  const requestId: string | null = c.get("requestId") ?? null;
+  log.error("unhandled error", { requestId, error: err?.message, stack: err?.stack });
   // A browser (it asks for HTML) gets a page, not raw JSON; every other client the JSON body.
   if ((c.req.header("Accept") ?? "").includes("text/html")) {
-    return c.html(serverErrorPage(requestId), 500);
+    return c.html(serverErrorPage(requestId ?? null), 500);
   }
-  return c.json({ code: "internal_error", message: "Internal server error", requestId }, 500);
+  return c.json({
+    code: "internal_error",
+    message: "Internal server error",
+    requestId: requestId ?? null,
+  }, 500);
 }
 
 /** The page a browser gets for a 5xx: what happened, what to do, and the request id to quote. */

@@ -2,14 +2,15 @@
  * The OAuth 2.0 endpoints in the OpenAPI document. They are plain Hono routes (RFC 6749 form
  * parsing and error bodies), so they are described here by hand, next to the code they describe.
  */
-import { ErrorSchema } from "../api/openapi_shared.ts";
+import {
+  ErrorSchema,
+  jsonResponse,
+  OAuthErrorSchema,
+  SERVER_ERROR,
+  TOO_MANY_FAILURES,
+} from "../api/openapi_shared.ts";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCOPES } from "./scopes.ts";
-
-const OAuthErrorSchema = z.object({
-  error: z.string().openapi({ example: "invalid_client" }),
-  error_description: z.string().openapi({ example: "Client authentication failed" }),
-}).openapi("OAuthError");
 
 const clientCredentials = {
   client_id: z.string().optional().openapi({
@@ -28,21 +29,27 @@ function form<T extends z.ZodType>(schema: T) {
   };
 }
 
-const oauthErrors = {
-  400: {
-    description: "invalid_request, invalid_client (client_secret_post), unsupported_grant_type, " +
-      "invalid_scope",
-    content: { "application/json": { schema: OAuthErrorSchema } },
-  },
-  401: {
-    description: "invalid_client with HTTP Basic (WWW-Authenticate: Basic)",
-    content: { "application/json": { schema: OAuthErrorSchema } },
-  },
-  413: {
-    description: "Body over 16 KiB (the service's one 413 body: code body_too_large)",
-    content: { "application/json": { schema: ErrorSchema } },
-  },
-};
+/**
+ * What every OAuth endpoint can answer besides its 200: RFC 6749 errors for what it refuses, the
+ * service's Error for a body over the limit, too many failures (the token endpoint's failure
+ * limit, per client address) and an unexpected failure.
+ */
+function oauthErrors(refused: string) {
+  return {
+    400: jsonResponse(OAuthErrorSchema, refused),
+    401: jsonResponse(
+      OAuthErrorSchema,
+      "`invalid_client` through HTTP Basic, or with no client authentication at all",
+      ["WWW-Authenticate"],
+    ),
+    413: jsonResponse(ErrorSchema, "The body is over 16 KiB (`body_too_large`)"),
+    429: TOO_MANY_FAILURES,
+    500: SERVER_ERROR,
+  };
+}
+
+const REFUSED = "`invalid_request` (a missing, repeated or malformed parameter, or a body " +
+  "that is not application/x-www-form-urlencoded), `invalid_client` (client_secret_post)";
 
 const clientAuth: Record<string, string[]>[] = [{ clientBasic: [] }, {}];
 
@@ -75,6 +82,7 @@ export function documentOAuth(
     method: "post",
     path: `${prefix}/token`,
     tags: ["OAuth 2.0"],
+    operationId: "issueToken",
     summary: "Issue an access token (client_credentials)",
     security: clientAuth,
     request: form(z.object({
@@ -86,20 +94,18 @@ export function documentOAuth(
       ...clientCredentials,
     })),
     responses: {
-      200: {
-        description: "A bearer token (Cache-Control: no-store)",
-        content: {
-          "application/json": {
-            schema: z.object({
-              access_token: z.string(),
-              token_type: z.literal("Bearer"),
-              expires_in: z.number().int().openapi({ example: 3600 }),
-              scope: z.string().openapi({ example: "sessions:read sessions:write" }),
-            }).openapi("TokenResponse"),
-          },
-        },
-      },
-      ...oauthErrors,
+      200: jsonResponse(
+        z.object({
+          access_token: z.string(),
+          token_type: z.literal("Bearer"),
+          expires_in: z.number().int().openapi({ example: 3600 }),
+          scope: z.string().openapi({ example: "sessions:read sessions:write" }),
+        }).openapi("TokenResponse"),
+        "A bearer token (Cache-Control: no-store)",
+      ),
+      ...oauthErrors(
+        `${REFUSED}, \`unsupported_grant_type\`, \`invalid_scope\``,
+      ),
     },
   });
 
@@ -107,6 +113,7 @@ export function documentOAuth(
     method: "post",
     path: `${prefix}/revoke`,
     tags: ["OAuth 2.0"],
+    operationId: "revokeToken",
     summary: "Revoke one of the calling client's tokens (RFC 7009)",
     security: clientAuth,
     request: form(z.object({
@@ -115,12 +122,12 @@ export function documentOAuth(
       ...clientCredentials,
     })),
     responses: {
-      200: {
-        description: "Revoked, or was not a live token of this client: an empty JSON object " +
+      200: jsonResponse(
+        z.object({}).strict(),
+        "Revoked, or was not a live token of this client: an empty JSON object " +
           "(clients such as simple-oauth2 parse the answer as JSON)",
-        content: { "application/json": { schema: z.object({}).strict() } },
-      },
-      ...oauthErrors,
+      ),
+      ...oauthErrors(REFUSED),
     },
   });
 
@@ -128,6 +135,7 @@ export function documentOAuth(
     method: "post",
     path: `${prefix}/introspect`,
     tags: ["OAuth 2.0"],
+    operationId: "introspectToken",
     summary: "Introspect a token (RFC 7662)",
     description: "A client sees its own tokens; a client allowed the admin scope sees any. " +
       'Anything else, and any token that is unknown, expired or revoked, is {"active": false}.',
@@ -138,25 +146,21 @@ export function documentOAuth(
       ...clientCredentials,
     })),
     responses: {
-      200: {
-        description: "The token's state",
-        content: {
-          "application/json": {
-            schema: z.union([
-              z.object({
-                active: z.literal(true),
-                scope: z.string(),
-                client_id: z.string(),
-                token_type: z.literal("Bearer"),
-                exp: z.number().int(),
-                iat: z.number().int(),
-              }),
-              z.object({ active: z.literal(false) }),
-            ]).openapi("Introspection"),
-          },
-        },
-      },
-      ...oauthErrors,
+      200: jsonResponse(
+        z.union([
+          z.object({
+            active: z.literal(true),
+            scope: z.string(),
+            client_id: z.string(),
+            token_type: z.literal("Bearer"),
+            exp: z.number().int(),
+            iat: z.number().int(),
+          }),
+          z.object({ active: z.literal(false) }),
+        ]).openapi("Introspection"),
+        "The token's state",
+      ),
+      ...oauthErrors(REFUSED),
     },
   });
 }

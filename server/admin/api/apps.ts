@@ -4,7 +4,13 @@ import { generateToken } from "../../crypto/random_token.ts";
 import type { Deps } from "../../deps.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
-import { ErrorSchema, jsonBody, jsonResponse, validationHook } from "../../api/openapi_shared.ts";
+import {
+  emptyResponse,
+  ErrorSchema,
+  jsonBody,
+  jsonResponse,
+  validationHook,
+} from "../../api/openapi_shared.ts";
 import {
   allApps,
   appByName,
@@ -20,12 +26,13 @@ import {
   CreateAppSchema,
   UpdateAppSchema,
 } from "../schemas.ts";
-import { adminErrors, adminTag } from "./openapi_meta.ts";
+import { adminErrors, adminTag, setLocation } from "./openapi_meta.ts";
 import { OrganizationQuery } from "../../api/schemas.ts";
 import { organizationIdOf } from "../organizations.ts";
 
 const AppParam = z.object({ appName: AppNameSchema });
 const tag = adminTag("apps");
+const notFound = "No app has this App Name (`app_not_found`)";
 const DeleteAppQuery = z.object({
   cascade: z.enum(["true", "false"]).optional().openapi({
     description: "`true` deletes the app's sessions, customers and launch log records with it",
@@ -49,15 +56,22 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/apps",
       ...tag,
+      operationId: "createApp",
       summary: "Create an app and its API client",
       request: jsonBody(CreateAppSchema),
       responses: {
-        201: jsonResponse(AppWithSecretSchema, "Created; clientSecret is shown only here"),
+        201: jsonResponse(AppWithSecretSchema, "Created; clientSecret is shown only here", [
+          "Location",
+        ]),
         409: jsonResponse(ErrorSchema, "App Name already used (`app_exists`)"),
-        ...adminErrors,
+        ...adminErrors({ body: "required" }),
       },
     }),
-    async (c) => c.json(await createApp(deps, origin(c), c.req.valid("json")), 201),
+    async (c) => {
+      const app = await createApp(deps, origin(c), c.req.valid("json"));
+      setLocation(deps, c, "apps", app.appName);
+      return c.json(app, 201);
+    },
   );
 
   api.openapi(
@@ -65,11 +79,12 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/apps",
       ...tag,
+      operationId: "listApps",
       summary: "List apps, by App Name",
       request: { query: z.object(OrganizationQuery) },
       responses: {
         200: jsonResponse(z.object({ items: z.array(AppSchema) }), "The apps"),
-        400: adminErrors[400],
+        ...adminErrors({ input: true }),
       },
     }),
     async (c) => {
@@ -86,9 +101,13 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/apps/{appName}",
       ...tag,
+      operationId: "getApp",
       summary: "Read an app, with its JSON template and launch URL",
       request: { params: AppParam },
-      responses: { 200: jsonResponse(AppSchema, "The app"), ...adminErrors },
+      responses: {
+        200: jsonResponse(AppSchema, "The app"),
+        ...adminErrors({ input: true, notFound }),
+      },
     }),
     async (c) => c.json(await appByName(deps, origin(c), c.req.valid("param").appName), 200),
   );
@@ -98,6 +117,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "patch",
       path: "/apps/{appName}",
       ...tag,
+      operationId: "updateApp",
       summary: "Change an app",
       request: { params: AppParam, ...jsonBody(UpdateAppSchema) },
       responses: {
@@ -107,7 +127,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
           "App Name already used (`app_exists`), or the app has sessions and cannot move to " +
             "another organization (`app_has_sessions`)",
         ),
-        ...adminErrors,
+        ...adminErrors({ input: true, body: "required", notFound }),
       },
     }),
     async (c) => {
@@ -121,6 +141,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "delete",
       path: "/apps/{appName}",
       ...tag,
+      operationId: "deleteApp",
       summary: "Delete an app, its API client and its tokens",
       description: "Refused with 409 `app_has_sessions` (with the counts) while the app has " +
         "sessions or customers, unless `cascade=true`: then its sessions (with their custom " +
@@ -128,13 +149,13 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
         "with it, in one transaction.",
       request: { params: AppParam, query: DeleteAppQuery },
       responses: {
-        204: { description: "Deleted" },
+        204: emptyResponse("Deleted"),
         409: jsonResponse(
           AppHasSessionsSchema,
           "The app has sessions or customers and `cascade=true` was not given " +
             "(`app_has_sessions`, with the counts)",
         ),
-        ...adminErrors,
+        ...adminErrors({ input: true, notFound }),
       },
     }),
     async (c) => {
@@ -149,6 +170,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/apps/{appName}/client-secret",
       ...tag,
+      operationId: "rotateClientSecret",
       summary: "Rotate the API client secret (its live tokens are revoked)",
       request: { params: AppParam },
       responses: {
@@ -156,7 +178,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
           z.object({ clientId: z.string(), clientSecret: z.string() }),
           "The new secret, shown once",
         ),
-        ...adminErrors,
+        ...adminErrors({ input: true, notFound }),
       },
     }),
     async (c) => c.json(await rotateClientSecret(deps, c.req.valid("param").appName), 200),
@@ -167,8 +189,12 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/generate-token",
       ...tag,
+      operationId: "generateToken",
       summary: "Generate a random 32-character token for an API key or consumer secret",
-      responses: { 200: jsonResponse(z.object({ token: z.string().length(32) }), "A new token") },
+      responses: {
+        200: jsonResponse(z.object({ token: z.string().length(32) }), "A new token"),
+        ...adminErrors(),
+      },
     }),
     (c) => c.json({ token: generateToken(32) }, 200),
   );

@@ -14,6 +14,7 @@ import { adminErrors, adminTag } from "./openapi_meta.ts";
 
 const AppParam = z.object({ appName: AppNameSchema });
 const tag = adminTag("apps");
+const notFound = "No app has this App Name (`app_not_found`)";
 
 const SecretRotationSchema = z.strictObject({
   previousSecretValidSeconds: z.number().int("expected whole seconds").min(0, "at least 0").max(
@@ -47,6 +48,7 @@ export function callbacksAdminApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/apps/{appName}/callback-secret",
       ...tag,
+      operationId: "rotateCallbackSecret",
       summary: "Rotate the callback signing secret; both sign until previousSecretExpiresAt",
       request: {
         params: AppParam,
@@ -63,7 +65,7 @@ export function callbacksAdminApi(deps: Deps): OpenAPIHono<AppEnv> {
           }).openapi("CallbackSecret"),
           "The new secret, shown only here",
         ),
-        ...adminErrors,
+        ...adminErrors({ input: true, body: "optional", notFound }),
       },
     }),
     async (c) => {
@@ -80,12 +82,13 @@ export function callbacksAdminApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/apps/{appName}/callbacks/test",
       ...tag,
+      operationId: "sendTestEvent",
       summary: "Send a ping event now and answer the attempt's result",
       request: { params: AppParam },
       responses: {
         200: jsonResponse(TestDeliverySchema, "The attempt (delivered or not)"),
-        409: jsonResponse(ErrorSchema, "The app has no callback URL"),
-        ...adminErrors,
+        409: jsonResponse(ErrorSchema, "The app has no callback URL (`callbacks_not_configured`)"),
+        ...adminErrors({ input: true, notFound }),
       },
     }),
     async (c) => c.json(await sendTestEvent(deps, c.req.valid("param").appName), 200),

@@ -11,10 +11,12 @@ import {
   type SigningField,
 } from "../key_rotation.ts";
 import { AppNameSchema } from "../schemas.ts";
+import { emptyResponse } from "../../api/openapi_shared.ts";
 import { adminErrors, adminTag } from "./openapi_meta.ts";
 
 const AppParam = z.object({ appName: AppNameSchema });
 const tag = adminTag("apps");
+const notFound = "No app has this App Name (`app_not_found`)";
 
 const RotationSchema = z.strictObject({
   previousKeyValidSeconds: z.number().int("expected whole seconds").min(0, "at least 0").max(
@@ -29,16 +31,23 @@ const RotationSchema = z.strictObject({
 /** The rotate and end-overlap operations of the API key and the consumer secret. */
 export function keyRotationApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const routes: [string, SigningField, "apiKey" | "consumerSecret", string][] = [
-    ["api-key", "api_key", "apiKey", "the API key (signed_request apps)"],
-    ["consumer-secret", "consumer_secret", "consumerSecret", "the consumer secret (OAuth apps)"],
+  const routes: [string, SigningField, "apiKey" | "consumerSecret", string, string][] = [
+    ["api-key", "api_key", "apiKey", "ApiKey", "the API key (signed_request apps)"],
+    [
+      "consumer-secret",
+      "consumer_secret",
+      "consumerSecret",
+      "ConsumerSecret",
+      "the consumer secret (OAuth apps)",
+    ],
   ];
-  for (const [segment, field, name, what] of routes) {
+  for (const [segment, field, name, title, what] of routes) {
     api.openapi(
       createRoute({
         method: "post",
         path: `/apps/{appName}/${segment}`,
         ...tag,
+        operationId: `rotate${title}`,
         summary: `Rotate ${what}; the old one verifies until previousKeyExpiresAt`,
         request: {
           params: AppParam,
@@ -52,8 +61,11 @@ export function keyRotationApi(deps: Deps): OpenAPIHono<AppEnv> {
             }),
             "The new secret, shown only here",
           ),
-          409: jsonResponse(ErrorSchema, "The app signs with its other kind of secret"),
-          ...adminErrors,
+          409: jsonResponse(
+            ErrorSchema,
+            "The app signs with its other kind of secret (`wrong_auth_type`)",
+          ),
+          ...adminErrors({ input: true, body: "optional", notFound }),
         },
       }),
       async (c) => {
@@ -70,9 +82,10 @@ export function keyRotationApi(deps: Deps): OpenAPIHono<AppEnv> {
         method: "delete",
         path: `/apps/{appName}/${segment}/previous`,
         ...tag,
+        operationId: `end${title}Overlap`,
         summary: `End the overlap: the previous ${what.slice(4)} stops verifying`,
         request: { params: AppParam },
-        responses: { 204: { description: "Ended" }, ...adminErrors },
+        responses: { 204: emptyResponse("Ended"), ...adminErrors({ input: true, notFound }) },
       }),
       async (c) => {
         await endKeyOverlap(deps, c.req.valid("param").appName);

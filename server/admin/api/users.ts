@@ -3,7 +3,13 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../../deps.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { IdParam } from "../../api/schemas.ts";
-import { ErrorSchema, jsonBody, jsonResponse, validationHook } from "../../api/openapi_shared.ts";
+import {
+  emptyResponse,
+  ErrorSchema,
+  jsonBody,
+  jsonResponse,
+  validationHook,
+} from "../../api/openapi_shared.ts";
 import { AgentPasswordSchema, UserAccessSchema, UserAccessStateSchema } from "../schemas.ts";
 import { setPassword, setUserAccess } from "../users.ts";
 import { adminErrors, adminTag } from "./openapi_meta.ts";
@@ -17,9 +23,17 @@ export function usersApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "put",
       path: "/agents/{id}/password",
       ...adminTag("users"),
+      operationId: "setAgentPassword",
       summary: "Set an agent's password, so the agent can sign in to the portal without a launch",
       request: { params: IdParam, ...jsonBody(AgentPasswordSchema) },
-      responses: { 204: { description: "Set" }, ...adminErrors },
+      responses: {
+        204: emptyResponse("Set"),
+        ...adminErrors({
+          input: true,
+          body: "required",
+          notFound: "No agent has this id (`agent_not_found`)",
+        }),
+      },
     }),
     async (c) => {
       await setPassword(deps, c.req.valid("param").id, c.req.valid("json").password);
@@ -32,6 +46,7 @@ export function usersApi(deps: Deps): OpenAPIHono<AppEnv> {
       method: "patch",
       path: "/users/{id}",
       ...adminTag("users"),
+      operationId: "updateUser",
       summary: "Disable or enable a user (agent or administrator)",
       description: "Disabling ends all of the user's logins and password-reset links at once; " +
         "until enabled again the user cannot sign in, reset a password or be logged in by a " +
@@ -40,8 +55,15 @@ export function usersApi(deps: Deps): OpenAPIHono<AppEnv> {
       request: { params: IdParam, ...jsonBody(UserAccessSchema) },
       responses: {
         200: jsonResponse(UserAccessStateSchema, "The user's access after the change"),
-        409: jsonResponse(ErrorSchema, "The last enabled administrator cannot be disabled"),
-        ...adminErrors,
+        409: jsonResponse(
+          ErrorSchema,
+          "The last enabled administrator cannot be disabled (`last_admin`)",
+        ),
+        ...adminErrors({
+          input: true,
+          body: "required",
+          notFound: "No user has this id (`user_not_found`)",
+        }),
       },
     }),
     async (c) => {

@@ -38,12 +38,16 @@
       ev.preventDefault();
       let path = form.dataset.path;
       const query = new URLSearchParams();
+      const headers = {};
       form.querySelectorAll("input[data-in]").forEach(function (input) {
         if (input.dataset.in === "path") {
           path = path.replace("{" + input.name + "}", encodeURIComponent(input.value));
-        } else if (input.value !== "") query.set(input.name, input.value);
+        } else if (input.value === "") {
+          return;
+        } else if (input.dataset.in === "header") {
+          headers[input.name] = input.value;
+        } else query.set(input.name, input.value);
       });
-      const headers = {};
       const init = { method: form.dataset.method, headers: headers };
       const bodyType = form.dataset.bodyType;
       if (bodyType) {

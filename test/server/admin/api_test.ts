@@ -164,7 +164,11 @@ for (const backend of backends) {
     assert.equal(one.body.clientSecret, undefined);
     const none = await api("GET", "/apps/nope");
     assert.equal(none.status, 404);
-    assert.deepEqual(none.body, { code: "app_not_found", message: "Unknown application: nope" });
+    assert.deepEqual(none.body, {
+      code: "app_not_found",
+      message: "Unknown application: nope",
+      requestId: none.res.headers.get("X-Request-Id"),
+    });
     const badName = await api("GET", "/apps/bad%20name");
     assert.equal(badName.status, 400);
   });
@@ -395,12 +399,17 @@ for (const backend of backends) {
       code: "validation_failed",
       message: "Invalid request",
       errors: [{ path: "password", code: "too_small", message: "at least 12 characters" }],
+      requestId: short.res.headers.get("X-Request-Id"),
     });
     const missing = await api("PUT", "/agents/999999/password", {
       password: "long enough password",
     });
     assert.equal(missing.status, 404);
-    assert.deepEqual(missing.body, { code: "agent_not_found", message: "Agent 999999 not found" });
+    assert.deepEqual(missing.body, {
+      code: "agent_not_found",
+      message: "Agent 999999 not found",
+      requestId: missing.res.headers.get("X-Request-Id"),
+    });
     const notAgent = await api("PUT", `/agents/${boss.id}/password`, {
       password: "long enough password",
     });

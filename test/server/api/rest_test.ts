@@ -89,6 +89,7 @@ for (const backend of backends) {
           assert.deepEqual(await missing.json(), {
             code: "session_not_found",
             message: "Session 999999 not found",
+            requestId: missing.headers.get("X-Request-Id"),
           });
           const bad = await get("/api/v1/sessions/abc");
           assert.equal(bad.status, 400);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { AppError, handleError } from "../../../server/http/errors.ts";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { AppError, handleError, OAuthError } from "../../../server/http/errors.ts";
 import { setLogLevel } from "../../../server/log.ts";
 
 function appThrowing(err: Error): Hono {
@@ -79,4 +81,39 @@ Deno.test("handleError gives a browser an HTML page for a 500, with the request 
   const json = await app.request("/", { headers: { Accept: "application/json" } });
   assert.equal((await json.json()).code, "internal_error");
   setLogLevel("info");
+});
+
+Deno.test("handleError puts the request id in JSON error bodies, except OAuth's and the spec's", async () => {
+  const app = new Hono();
+  app.use("*", requestId());
+  const errors: Record<string, Error> = {
+    app: new AppError(404, "session_not_found", "Session 9 not found"),
+    http: new HTTPException(400, { message: "Malformed JSON in request body" }),
+    oauth: new OAuthError(400, "invalid_request", "token is required"),
+    user: new AppError(400, "invalid_user", "Error evaluating User"),
+  };
+  app.get("/:what", (c) => {
+    throw errors[c.req.param("what")];
+  });
+  app.onError(handleError);
+  const body = async (what: string) => {
+    const res = await app.request(`/${what}`, { headers: { "X-Request-Id": `req-${what}` } });
+    assert.equal(res.headers.get("X-Request-Id"), `req-${what}`);
+    return await res.json();
+  };
+  assert.deepEqual(await body("app"), {
+    code: "session_not_found",
+    message: "Session 9 not found",
+    requestId: "req-app",
+  });
+  assert.deepEqual(await body("http"), {
+    code: "bad_request",
+    message: "Malformed JSON in request body",
+    requestId: "req-http",
+  });
+  assert.deepEqual(await body("oauth"), {
+    error: "invalid_request",
+    error_description: "token is required",
+  });
+  assert.deepEqual(await body("user"), { message: "Error evaluating User" });
 });

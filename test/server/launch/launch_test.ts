@@ -203,7 +203,12 @@ for (const backend of backends) {
     const before = await f.counts();
     const { status, body } = await f.launchJson(freshPayload({ sessionId: 999999 }));
     assert.equal(status, 404);
-    assert.deepEqual(body, { code: "session_not_found", message: "Session 999999 not found" });
+    assert.deepEqual(body, {
+      code: "session_not_found",
+      message: "Session 999999 not found",
+      requestId: body.requestId,
+    });
+    assert.match(body.requestId, /^[0-9a-f-]{36}$/, "the request id (X-Request-Id)");
     assert.deepEqual(delta(before, await f.counts()), { launches: 1 }, "only the log record");
     const [l] = await f.svc.db.sql`select outcome from launches order by id desc limit 1`;
     assert.equal(l.outcome, "session_not_found");
@@ -287,7 +292,11 @@ for (const backend of backends) {
     assert.deepEqual(user.body, { message: "Error evaluating User" });
     const sig = await f.launch(freshPayload(), { json: true, key: "wrong-key-0000000000" });
     assert.equal(sig.status, 401);
-    assert.deepEqual(await sig.json(), { code: "invalid_signature", message: "Invalid signature" });
+    assert.deepEqual(await sig.json(), {
+      code: "invalid_signature",
+      message: "Invalid signature",
+      requestId: sig.headers.get("X-Request-Id"),
+    });
     const unknown = await f.launch(freshPayload(), {
       json: true,
       path: "/portal/api/auth/app/nope",
@@ -296,6 +305,7 @@ for (const backend of backends) {
     assert.deepEqual(await unknown.json(), {
       code: "app_not_found",
       message: "Unknown application: nope",
+      requestId: unknown.headers.get("X-Request-Id"),
     });
   });
 
@@ -367,6 +377,7 @@ for (const backend of backends) {
     assert.deepEqual(await big.json(), {
       code: "body_too_large",
       message: "Request body too large (limit 64 KiB)",
+      requestId: big.headers.get("X-Request-Id"),
     });
     const json = await f.svc.request("/portal/api/auth/app/crm", {
       method: "POST",
