@@ -4,7 +4,7 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
-import { handleError } from "./http/errors.ts";
+import { AppError, handleError } from "./http/errors.ts";
 import { completePagePolicy } from "./http/page_policy.ts";
 import { log } from "./log.ts";
 import { redactPath } from "./http/redact.ts";
@@ -99,7 +99,10 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   app.route("/admin", adminScreens(deps));
 
   app.notFound((c) =>
-    c.json({ code: "route_not_found", message: `No route for ${c.req.method} ${c.req.path}` }, 404)
+    handleError(
+      new AppError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`),
+      c,
+    )
   );
   app.onError(handleError);
   return app;

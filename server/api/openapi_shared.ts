@@ -183,6 +183,7 @@ export function errorResponses(scope: Scope | null, takes: Takes = {}): ErrorRes
   if (takes.input || takes.body) {
     invalid.push("invalid input: `errors` names each field (`validation_failed`)");
   }
+  invalid.push("U+0000 in any input (`invalid_request`, `errors[].code` `nul_character`)");
   if (takes.body) invalid.push("a body that is not JSON (`bad_request`)");
   if (scope) {
     invalid.push("a malformed Authorization header (`invalid_request`)");
@@ -210,6 +211,37 @@ export function errorResponses(scope: Scope | null, takes: Takes = {}): ErrorRes
     );
   }
   return out;
+}
+
+/** An Error response as the generated document writes it (plain JSON, by reference). */
+function errorAnswer(description: string) {
+  return {
+    description,
+    headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  };
+}
+
+/**
+ * `doc` (a generated OpenAPI document) with the 413 of the body limit every request goes through
+ * before its route (server/http/body_limit.ts) on every operation that is not a GET: a body sent
+ * to any of them is measured, whether the operation reads one or not. Operations that declare
+ * 413 keep their own answer. (The 400 of U+0000 is in errorResponses: every operation has it.)
+ */
+export function withRequestWideAnswers<T extends { paths?: Record<string, unknown> }>(doc: T): T {
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, unknown>[]) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+      const responses = (op as { responses: Record<string, unknown> }).responses;
+      if (method !== "get") {
+        responses["413"] ??= errorAnswer(
+          "A body over this route's limit (`body_too_large`; docs/api.md#input-rules-every-" +
+            "route-shares)",
+        );
+      }
+    }
+  }
+  return doc;
 }
 
 /** The OAuth 2.0 security requirement of an operation needing `scope`. */

@@ -20,6 +20,7 @@ import {
   jsonResponse,
   registerHeaders,
   validationHook,
+  withRequestWideAnswers,
 } from "./openapi_shared.ts";
 import { agentRoutes, customerRoutes } from "./people_routes.ts";
 import { sessionRoutes } from "./sessions_routes.ts";
@@ -40,7 +41,7 @@ export const API_VERSION = "1.0.0";
 
 /** The OpenAPI 3.1 document of `v1` served at `origin`. */
 export function openApiDocument(v1: OpenAPIHono<AppEnv>, origin: string) {
-  return v1.getOpenAPI31Document({
+  return withRequestWideAnswers(v1.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Portal Launcher API",
@@ -52,7 +53,7 @@ export function openApiDocument(v1: OpenAPIHono<AppEnv>, origin: string) {
         "carries X-Request-Id.",
     },
     servers: [{ url: `${origin}/api/v1` }],
-  });
+  }));
 }
 
 /** Builds the /api/v1 sub-app. */

@@ -5,6 +5,7 @@
  * 401 `{code: "login_required", message}`.
  */
 import type { Context } from "hono";
+import { AppError } from "./errors.ts";
 
 /** Where one family of pages signs in: its prefix, sign-in page and default landing page. */
 export interface SignInPlace {
@@ -65,7 +66,12 @@ export function pageToComeBackTo(c: Context, fallback: string): string {
  */
 export function refuseSignedOut(c: Context, place: SignInPlace, back: string): Response {
   c.header("Cache-Control", "no-store");
-  if (wantsJson(c)) return c.json({ code: "login_required", message: place.message }, 401);
+  if (wantsJson(c)) {
+    return c.json(
+      new AppError(401, "login_required", place.message).bodyFor(c.get("requestId")),
+      401,
+    );
+  }
   const next = safeNext(place.prefix, back, place.fallback);
   return c.redirect(`${place.login}?next=${encodeURIComponent(next)}`, 303);
 }

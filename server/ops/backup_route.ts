@@ -8,6 +8,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
+import { AppError } from "../http/errors.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { timingSafeEqual } from "../crypto/hashing.ts";
 import { hmacSha256 } from "../crypto/hmac.ts";
@@ -27,7 +28,7 @@ export function backupRoute(dump: () => Promise<Blob>, secretKey: string): Hono<
     const seconds = Number(proof.split(".")[0]);
     const fresh = Number.isSafeInteger(seconds) && Math.abs(Date.now() / 1000 - seconds) <= 60;
     if (!fresh || !timingSafeEqual(proof, await backupProof(secretKey, seconds))) {
-      return c.json({ code: "unauthorized", message: "Send the data directory's proof" }, 401);
+      throw new AppError(401, "unauthorized", "Send the data directory's proof");
     }
     const started = performance.now();
     const blob = await dump();

@@ -4,7 +4,7 @@
  * content types and credentials (none, a garbage token, a read-only token, an admin token; for
  * forms a signed-in administrator or agent with or without the CSRF token). Every answer is below
  * 500 and readable (JSON, or HTML for a browser, or a redirect), every REST answer is one the
- * document declares for that operation (routes_fuzz_contract.ts), and the service is healthy
+ * document declares for that operation (test/server/api/contract_validator.ts), and the service is healthy
  * after. FC_SEED=<seed> replays a run (the seed is printed on failure).
  */
 import assert from "node:assert/strict";
@@ -17,7 +17,8 @@ import { signInAdmin } from "../../helpers/admin_screens.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import { type SmtpSink, startSmtpSink } from "../../helpers/smtp.ts";
 import { type Form, scrapeForms } from "./routes_fuzz_forms.ts";
-import { type Operation, operationsOf, undeclaredAnswer } from "./routes_fuzz_contract.ts";
+import { type Operation, operationsOf } from "./routes_fuzz_contract.ts";
+import { ContractValidator } from "../api/contract_validator.ts";
 
 const CASES = Number(Deno.env.get("FUZZ_CASES") ?? 2000);
 const seed = Deno.env.get("FC_SEED") ? Number(Deno.env.get("FC_SEED")) : undefined;
@@ -45,6 +46,7 @@ interface World {
   svc: TestService;
   smtp: SmtpSink;
   ops: Operation[];
+  contract: ContractValidator;
   forms: Form[];
   ids: string[];
   tokens: Record<string, string>;
@@ -90,6 +92,7 @@ async function world(): Promise<World> {
     svc,
     smtp,
     ops: operationsOf(doc),
+    contract: new ContractValidator(doc),
     forms,
     ids: [
       String(launched.sessionId),
@@ -199,8 +202,8 @@ async function checkAnswer(w: World, c: Case): Promise<void> {
   const kind = `${c.op ? "api" : "form"} ${String(res.status)[0]}xx`;
   w.seen[kind] = (w.seen[kind] ?? 0) + 1;
   if (c.op) {
-    const problem = undeclaredAnswer(c.op, res.status, res.headers, text);
-    assert.equal(problem, null, `${what}\n${problem}`);
+    const problems = w.contract.check(c.op.method, c.op.path, res, text);
+    assert.deepEqual(problems, [], `${what}\n${problems.join("\n")}`);
   }
   if ([301, 302, 303, 304, 307, 204].includes(res.status)) return;
   const type = res.headers.get("Content-Type") ?? "";
