@@ -125,8 +125,14 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
 /** RFC 8414 authorization server metadata. */
 export function oauthMetadata(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Built from PUBLIC_URL alone, never from a forwarded host: a client configures itself from
+  // this document, and a cache in front may keep it. Nothing the request sends changes the body,
+  // so caches may share it for five minutes; Vary names only Accept-Encoding, for the caches and
+  // proxies in front that compress.
+  const origin = publicOrigin(deps.config);
   app.get("/", (c) => {
-    const origin = publicOrigin(deps.config, c);
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("Vary", "Accept-Encoding");
     return c.json({
       issuer: origin,
       token_endpoint: `${origin}/api/v1/oauth2/token`,

@@ -42,7 +42,8 @@ const AppHasSessionsSchema = ErrorSchema.extend({
 /** The /apps and /generate-token operations. */
 export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const origin = (c: Parameters<typeof publicOrigin>[1]) => publicOrigin(deps.config, c);
+  // The launch URLs shown here are copied into host apps: PUBLIC_URL, never a forwarded host.
+  const origin = publicOrigin(deps.config);
 
   api.openapi(
     createRoute({
@@ -57,7 +58,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
         ...adminErrors,
       },
     }),
-    async (c) => c.json(await createApp(deps, origin(c), c.req.valid("json")), 201),
+    async (c) => c.json(await createApp(deps, origin, c.req.valid("json")), 201),
   );
 
   api.openapi(
@@ -77,7 +78,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       const organizationId = organization === undefined
         ? undefined
         : await organizationIdOf(deps.sql, organization);
-      return c.json({ items: await allApps(deps, origin(c), organizationId) }, 200);
+      return c.json({ items: await allApps(deps, origin, organizationId) }, 200);
     },
   );
 
@@ -90,7 +91,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       request: { params: AppParam },
       responses: { 200: jsonResponse(AppSchema, "The app"), ...adminErrors },
     }),
-    async (c) => c.json(await appByName(deps, origin(c), c.req.valid("param").appName), 200),
+    async (c) => c.json(await appByName(deps, origin, c.req.valid("param").appName), 200),
   );
 
   api.openapi(
@@ -112,7 +113,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { appName } = c.req.valid("param");
-      return c.json(await changeApp(deps, origin(c), appName, c.req.valid("json")), 200);
+      return c.json(await changeApp(deps, origin, appName, c.req.valid("json")), 200);
     },
   );
 
