@@ -38,7 +38,7 @@ export interface Config {
   logLevel: typeof LOG_LEVELS[number];
   /** Failed launches per client address per minute before the address gets 429. */
   launchFailuresPerMinute: number;
-  /** Failed token requests per client address per minute before the address gets 429. */
+  /** Failed token, revocation and introspection requests per address per minute before 429. */
   tokenFailuresPerMinute: number;
   /** Launch-log records are deleted after this many days. */
   launchLogRetentionDays: number;
