@@ -30,10 +30,15 @@ export interface Config {
   trustProxy: boolean;
   /** With trustProxy: how many proxies stand in front (each appends one X-Forwarded-For entry). */
   trustedProxyHops: number;
+  /**
+   * Hosts (`host` or `host:port`, lowercase) a trusted proxy may name in X-Forwarded-Host for
+   * same-request uses; always holds PUBLIC_URL's host. Nothing sent away uses them.
+   */
+  publicHosts: string[];
   logLevel: typeof LOG_LEVELS[number];
   /** Failed launches per client address per minute before the address gets 429. */
   launchFailuresPerMinute: number;
-  /** Failed token requests per client address per minute before the address gets 429. */
+  /** Failed token, revocation and introspection requests per address per minute before 429. */
   tokenFailuresPerMinute: number;
   /** Launch-log records are deleted after this many days. */
   launchLogRetentionDays: number;
@@ -66,6 +71,10 @@ export class ConfigError extends Error {
     this.name = "ConfigError";
   }
 }
+
+/** A lowercase `host` or `host:port` (a name, an IPv4 address or a bracketed IPv6 address). */
+export const HOST_PORT =
+  /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
 const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
 
@@ -135,6 +144,20 @@ const envSchema = z.object({
   TOKEN_CACHE_SECONDS: intText(30, 0, 300),
   TRUST_PROXY: boolText,
   TRUSTED_PROXY_HOPS: intText(1, 1, 10),
+  PUBLIC_HOSTS: z.string().optional().transform((v, ctx) => {
+    const hosts = (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const bad = hosts.filter((h) => !HOST_PORT.test(h));
+    if (bad.length) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected comma-separated host or host:port values (no scheme, no path): ${
+          bad.join(", ")
+        }`,
+      });
+      return z.NEVER;
+    }
+    return hosts;
+  }),
   LOG_LEVEL: z.string().trim().toLowerCase().optional().transform((v) => v || "info").pipe(
     z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }),
   ),
@@ -205,10 +228,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   if (problems.length) throw new ConfigError(problems);
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
     port: e.PORT,
     host: e.HOST,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    publicUrl,
     portalPrefix: e.PORTAL_PREFIX,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
@@ -223,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
     trustProxy: e.TRUST_PROXY,
     trustedProxyHops: e.TRUSTED_PROXY_HOPS,
+    publicHosts: [...new Set([new URL(publicUrl).host, ...e.PUBLIC_HOSTS])],
     logLevel: e.LOG_LEVEL,
     launchFailuresPerMinute: e.LAUNCH_FAILURES_PER_MINUTE,
     tokenFailuresPerMinute: e.TOKEN_FAILURES_PER_MINUTE,

@@ -70,7 +70,7 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   v1.route("/admin", adminApiRoutes(deps));
 
   v1.get("/openapi.json", cors({ origin: "*" }), (c) => {
-    return c.json(openApiDocument(v1, publicOrigin(deps.config, c)));
+    return c.json(openApiDocument(v1, publicOrigin(deps.config)));
   });
   v1.openAPIRegistry.registerPath({
     method: "get",
@@ -84,7 +84,7 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
     },
   });
   v1.get("/docs", (c) => {
-    return c.html(docsPage(openApiDocument(v1, publicOrigin(deps.config, c))));
+    return c.html(docsPage(openApiDocument(v1, publicOrigin(deps.config))));
   });
   v1.openAPIRegistry.registerPath({
     method: "get",

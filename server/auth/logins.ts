@@ -19,6 +19,7 @@ import type { Deps } from "../deps.ts";
 import {
   dummyPasswordHash,
   reserveSignIn,
+  signInFaulted,
   type SignInLimits,
   signInSucceeded,
 } from "./sign_in_limiter.ts";
@@ -115,28 +116,42 @@ export class PasswordSignIn {
     a: { email: string; password: string; address: string; organization?: string | null },
   ): Promise<SignInResult> {
     const account = a.email.trim().toLowerCase().slice(0, 320);
-    const wait = await reserveSignIn(deps.sql, this.limits, account, a.address);
-    if (wait > 0) return { kind: "wait", ms: wait };
-    const candidates = account
-      ? await signInCandidates(deps.sql, {
-        email: account,
-        role: this.role,
-        organization: this.role === "agent" ? namedOrganization(a.organization) : null,
-        limit: MAX_SIGN_IN_CANDIDATES,
-      })
-      : [];
-    const verified = await this.verified(a.password, candidates);
-    if (verified.length === 0) return { kind: "refused" };
-    await signInSucceeded(deps.sql, account, a.address);
-    if (verified.length > 1) return { kind: "choose_organization" };
+    const { waitMs, reserved } = await reserveSignIn(deps.sql, this.limits, account, a.address);
+    if (!reserved) return { kind: "wait", ms: waitMs };
+    try {
+      const candidates = account
+        ? await signInCandidates(deps.sql, {
+          email: account,
+          role: this.role,
+          organization: this.role === "agent" ? namedOrganization(a.organization) : null,
+          limit: MAX_SIGN_IN_CANDIDATES,
+        })
+        : [];
+      const verified = await this.verified(a.password, candidates);
+      // A refusal stays counted; any other outcome gives its reservations back.
+      if (verified.length === 0) return { kind: "refused" };
+      const result: SignInResult = verified.length > 1
+        ? { kind: "choose_organization" }
+        : { kind: "ok", token: await this.newLogin(deps, verified[0]) };
+      await signInSucceeded(deps.sql, reserved);
+      return result;
+    } catch (err) {
+      // The service failed (the answer is a 5xx): not the client's failure.
+      await signInFaulted(deps.sql, reserved);
+      throw err;
+    }
+  }
+
+  /** Stores a new login for `user`; returns its token. */
+  private async newLogin(deps: Deps, user: SignInCandidate): Promise<string> {
     const login = newLoginToken(this.hours);
     await insertLogin(deps.sql, {
       tokenHash: login.tokenHash,
-      userId: verified[0].id,
+      userId: user.id,
       expiresAt: login.expiresAt,
       kind: this.role === "admin" ? "admin" : "portal",
     });
-    return { kind: "ok", token: login.token };
+    return login.token;
   }
 
   /** The candidates `password` is right for: one verification each, or one dummy for none. */

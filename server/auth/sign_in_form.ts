@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
-import { publicOrigin } from "../http/public_origin.ts";
+import { requestOrigin } from "../http/public_origin.ts";
 import { namedOrganization, type PasswordSignIn, type SignInResult } from "./logins.ts";
 import { SIGN_IN_TOKEN, signInTokenMatches } from "./sign_in_token.ts";
 
@@ -36,7 +36,7 @@ export async function postedSignIn(
   const password = typeof form.password === "string" ? form.password : "";
   const organization = namedOrganization(form.org ?? c.req.query("org"));
   const typed = { email, password, next: form.next, organization };
-  if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+  if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
     return { ...typed, outcome: { kind: "cross_site" } };
   }
   if (!signInTokenMatches(c, form[SIGN_IN_TOKEN])) {

@@ -7,12 +7,25 @@
  * are used, each failure doubles the wait before the next one (1 s, 2 s, 4 s ... up to 15
  * minutes) instead of locking the account, so an attacker cannot lock a real user out. Unknown
  * accounts and accounts without a password cost one PBKDF2 verification like the others.
+ *
+ * Only failures the client caused stay counted. A success gives its address attempt back and
+ * forgets its own (account, address) key, nothing else: the agents behind one office's address
+ * do not use up each other's budget, and one agent's success does not wipe the failures another
+ * account collected there. An attempt the service failed (a database error: a 5xx) gives both
+ * back, and so does the address attempt of a try that had to wait (no password was checked).
  */
 import type { Sql } from "../../db/mod.ts";
-import { forgetAttempts, reserveAttempt } from "../../db/queries/sign_in_attempts.ts";
+import {
+  type AttemptPolicy,
+  forgetAttempts,
+  giveBackAttempt,
+  type Reservation,
+  reserveAttempt,
+} from "../../db/queries/sign_in_attempts.ts";
 import { hashPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
+import { log } from "../log.ts";
 
 /** How the limiter counts: free attempts per (account, address) and per address, and a window. */
 export interface SignInLimits {
@@ -27,34 +40,102 @@ export const MAX_DELAY_SECONDS = 900;
 /** Every address's attempts are also counted under this account name. */
 const ANY_ACCOUNT = "*";
 
+/** An attempt reserved under both keys, to settle once its outcome is known. */
+export interface ReservedSignIn {
+  account: string;
+  address: string;
+  limits: SignInLimits;
+  byAddress: Reservation;
+  byAccount: Reservation;
+}
+
+function policy(limits: SignInLimits, free: number): AttemptPolicy {
+  return {
+    free,
+    maxDelaySeconds: MAX_DELAY_SECONDS,
+    windowSeconds: Math.ceil(limits.windowMs / 1000),
+  };
+}
+
+/** Gives back one reservation; a failure to do so is logged (the service is failing already). */
+async function giveBack(
+  sql: Sql,
+  key: { account: string; address: string },
+  reservation: Reservation,
+  p: AttemptPolicy,
+): Promise<void> {
+  try {
+    await giveBackAttempt(sql, key, reservation, p);
+  } catch (err) {
+    log.warn("sign-in limiter: an attempt could not be given back", {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
 /**
- * Reserves an attempt for `account` from `address`: 0 when it may go ahead (it counts as a
- * failure until `signInSucceeded`), else the milliseconds to wait.
+ * Reserves an attempt for `account` from `address`: the reservation when it may go ahead (it
+ * counts as a failure until settled by `signInSucceeded` or `signInFaulted`), else the
+ * milliseconds to wait.
  */
 export async function reserveSignIn(
   sql: Sql,
   limits: SignInLimits,
   account: string,
   address: string,
-): Promise<number> {
-  const windowSeconds = Math.ceil(limits.windowMs / 1000);
-  const byAddress = await reserveAttempt(sql, { account: ANY_ACCOUNT, address }, {
-    free: limits.perAddress,
-    maxDelaySeconds: MAX_DELAY_SECONDS,
-    windowSeconds,
-  });
-  if (byAddress.waitMs > 0) return byAddress.waitMs;
-  const byAccount = await reserveAttempt(sql, { account, address }, {
-    free: limits.perAccount,
-    maxDelaySeconds: MAX_DELAY_SECONDS,
-    windowSeconds,
-  });
-  return byAccount.waitMs;
+): Promise<{ waitMs: number; reserved: null } | { waitMs: 0; reserved: ReservedSignIn }> {
+  const addressKey = { account: ANY_ACCOUNT, address };
+  const addressPolicy = policy(limits, limits.perAddress);
+  const byAddress = await reserveAttempt(sql, addressKey, addressPolicy);
+  if (!byAddress.reservation) return { waitMs: byAddress.waitMs, reserved: null };
+  let byAccount;
+  try {
+    byAccount = await reserveAttempt(sql, { account, address }, policy(limits, limits.perAccount));
+  } catch (err) {
+    await giveBack(sql, addressKey, byAddress.reservation, addressPolicy);
+    throw err;
+  }
+  if (!byAccount.reservation) {
+    // No password is checked: no failure from this address.
+    await giveBack(sql, addressKey, byAddress.reservation, addressPolicy);
+    return { waitMs: byAccount.waitMs, reserved: null };
+  }
+  return {
+    waitMs: 0,
+    reserved: {
+      account,
+      address,
+      limits,
+      byAddress: byAddress.reservation,
+      byAccount: byAccount.reservation,
+    },
+  };
 }
 
-/** Forgets the account's failures from this address after a successful sign-in. */
-export async function signInSucceeded(sql: Sql, account: string, address: string): Promise<void> {
-  await forgetAttempts(sql, { account, address });
+/**
+ * After a successful sign-in: forgets the account's failures from this address and gives the
+ * address its attempt back. Other accounts' failures at the address stay.
+ */
+export async function signInSucceeded(sql: Sql, reserved: ReservedSignIn): Promise<void> {
+  await forgetAttempts(sql, { account: reserved.account, address: reserved.address });
+  await giveBack(
+    sql,
+    { account: ANY_ACCOUNT, address: reserved.address },
+    reserved.byAddress,
+    policy(reserved.limits, reserved.limits.perAddress),
+  );
+}
+
+/** After an attempt the service failed (it answers 5xx): gives back both reservations. */
+export async function signInFaulted(sql: Sql, reserved: ReservedSignIn): Promise<void> {
+  const { account, address, limits } = reserved;
+  await giveBack(sql, { account, address }, reserved.byAccount, policy(limits, limits.perAccount));
+  await giveBack(
+    sql,
+    { account: ANY_ACCOUNT, address },
+    reserved.byAddress,
+    policy(limits, limits.perAddress),
+  );
 }
 
 let dummy: Promise<string> | undefined;

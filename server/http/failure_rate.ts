@@ -1,8 +1,12 @@
 /**
  * Too many failures from one client address: after LAUNCH_FAILURES_PER_MINUTE failed launches (or
- * TOKEN_FAILURES_PER_MINUTE failed token requests) within a minute, the address gets 429 with
- * Retry-After until the oldest failure leaves the window. The counts live in each process.
+ * TOKEN_FAILURES_PER_MINUTE failed requests to the OAuth token, revocation and introspection
+ * endpoints, counted together) within a minute, the address gets 429 with Retry-After until the
+ * oldest failure leaves the window. Only failures the client caused count: a 4xx answer, but not
+ * the 429 of the limit itself and never a 5xx (the service's fault must not lock addresses out).
+ * The counts live in each process.
  */
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "./errors.ts";
 
 /** Counts failures per key in a sliding window; blocks a key after `max` failures. */
@@ -58,4 +62,26 @@ export function refuseWhenFailingTooOften(
     undefined,
     { "Retry-After": String(seconds) },
   );
+}
+
+/** True when an answer with `status` is a failure the client caused: 4xx other than 429. */
+export function clientCausedFailure(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 429;
+}
+
+/**
+ * Middleware: 429 `too_many_failures` (refuseWhenFailingTooOften) while the request's address
+ * failed too often; otherwise runs the route and counts its answer when the client caused it.
+ */
+export function limitFailures(
+  limiter: FailureLimiter,
+  addressOf: (c: Context) => string | null,
+  what: string,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const address = addressOf(c);
+    refuseWhenFailingTooOften(limiter, address, what);
+    await next();
+    if (clientCausedFailure(c.res.status)) limiter.fail(address ?? "unknown");
+  };
 }

@@ -20,7 +20,7 @@ import { AppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
-import { publicOrigin } from "../http/public_origin.ts";
+import { requestOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
 import { SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { errorPage } from "./error_page.tsx";
@@ -181,7 +181,7 @@ export function landed(
   launchId: number,
   body: { agentId?: number; customerId?: number; warnings: LaunchWarning[] },
 ): Response {
-  const redirectUrl = `${publicOrigin(config, c)}${config.portalPrefix}/sessions/${sessionId}` +
+  const redirectUrl = `${requestOrigin(config, c)}${config.portalPrefix}/sessions/${sessionId}` +
     `?launch=${launchId}`;
   if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
   return c.json({

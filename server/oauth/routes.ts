@@ -1,11 +1,11 @@
-/** OAuth 2.0 endpoints: token (client_credentials), revocation, server metadata. */
+/** OAuth 2.0 endpoints: token (client_credentials), revocation, introspection, server metadata. */
 import { Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { OAuthError } from "../http/errors.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { clientAddress } from "../http/client_address.ts";
-import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
+import { limitFailures } from "../http/failure_rate.ts";
 import {
   authenticateClient,
   type ClientCredentials,
@@ -49,15 +49,15 @@ async function issueStepByStep(
 export function oauthRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  // Failed token requests count per client address; too many answer 429 (failure_rate.ts).
-  app.use("/token", async (c, next) => {
-    const address = clientAddress(deps, c);
-    refuseWhenFailingTooOften(deps.failures.token, address, "token requests");
-    await next();
-    if (c.error instanceof OAuthError || c.res.status === 400 || c.res.status === 401) {
-      deps.failures.token.fail(address ?? "unknown");
-    }
-  });
+  // Each endpoint authenticates the client with its secret, so each is a way to guess one: their
+  // failures (4xx, never 5xx) count together per client address, and too many answer 429 with
+  // Retry-After (failure_rate.ts).
+  const limited = limitFailures(
+    deps.failures.token,
+    (c) => clientAddress(deps, c),
+    "OAuth 2.0 requests",
+  );
+  for (const path of ["/token", "/revoke", "/introspect"]) app.use(path, limited);
 
   app.post("/token", async (c) => {
     const form = await readOAuthForm(c);
@@ -125,8 +125,14 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
 /** RFC 8414 authorization server metadata. */
 export function oauthMetadata(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Built from PUBLIC_URL alone, never from a forwarded host: a client configures itself from
+  // this document, and a cache in front may keep it. Nothing the request sends changes the body,
+  // so caches may share it for five minutes; Vary names only Accept-Encoding, for the caches and
+  // proxies in front that compress.
+  const origin = publicOrigin(deps.config);
   app.get("/", (c) => {
-    const origin = publicOrigin(deps.config, c);
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("Vary", "Accept-Encoding");
     return c.json({
       issuer: origin,
       token_endpoint: `${origin}/api/v1/oauth2/token`,

@@ -11,7 +11,7 @@ import type { AppEnv } from "../http/env.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
-import { publicOrigin } from "../http/public_origin.ts";
+import { publicOrigin, requestOrigin } from "../http/public_origin.ts";
 import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
 import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
 import { namedOrganization } from "../auth/logins.ts";
@@ -57,7 +57,7 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
     const organization = namedOrganization(form.org ?? c.req.query("org"));
     const b = { ...base(c), organization };
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+    if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
       return c.html(
         forgotPage({ ...b, enabled: deps.mail !== null, email, error: b.t("crossSiteSignIn") }),
         403,
@@ -69,7 +69,8 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
       role: "agent",
       organization,
       address: clientAddress(deps, c) ?? "unknown",
-      linkBase: `${publicOrigin(deps.config, c)}${prefix}/password-reset`,
+      // A link sent away: PUBLIC_URL, whatever host this request came through.
+      linkBase: `${publicOrigin(deps.config)}${prefix}/password-reset`,
     });
     if (result.kind === "wait") {
       c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
@@ -100,7 +101,7 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     const b = base(c, account.locale ? contentLanguage(account.locale) : null);
     const again = (error: string, status: 400 | 403) =>
       c.html(newPasswordPage({ ...b, token, email: account.email, error }), status);
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+    if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
       return again(b.t("crossSiteSignIn"), 403);
     }
     if (password !== confirm) return again(b.t("passwordsDiffer"), 400);

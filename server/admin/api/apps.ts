@@ -49,7 +49,8 @@ const AppHasSessionsSchema = ErrorSchema.extend({
 /** The /apps and /generate-token operations. */
 export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const origin = (c: Parameters<typeof publicOrigin>[1]) => publicOrigin(deps.config, c);
+  // The launch URLs shown here are copied into host apps: PUBLIC_URL, never a forwarded host.
+  const origin = publicOrigin(deps.config);
 
   api.openapi(
     createRoute({
@@ -68,7 +69,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       },
     }),
     async (c) => {
-      const app = await createApp(deps, origin(c), c.req.valid("json"));
+      const app = await createApp(deps, origin, c.req.valid("json"));
       setLocation(deps, c, "apps", app.appName);
       return c.json(app, 201);
     },
@@ -92,7 +93,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
       const organizationId = organization === undefined
         ? undefined
         : await organizationIdOf(deps.sql, organization);
-      return c.json({ items: await allApps(deps, origin(c), organizationId) }, 200);
+      return c.json({ items: await allApps(deps, origin, organizationId) }, 200);
     },
   );
 
@@ -109,7 +110,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
         ...adminErrors({ input: true, notFound }),
       },
     }),
-    async (c) => c.json(await appByName(deps, origin(c), c.req.valid("param").appName), 200),
+    async (c) => c.json(await appByName(deps, origin, c.req.valid("param").appName), 200),
   );
 
   api.openapi(
@@ -132,7 +133,7 @@ export function appsApi(deps: Deps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { appName } = c.req.valid("param");
-      return c.json(await changeApp(deps, origin(c), appName, c.req.valid("json")), 200);
+      return c.json(await changeApp(deps, origin, appName, c.req.valid("json")), 200);
     },
   );
 

@@ -26,5 +26,5 @@ export function adminTag(group: string): { tags: string[]; security: ReturnType<
 /** Sets the Location of a 201: the created resource at `segments` under /api/v1/admin. */
 export function setLocation(deps: Deps, c: Context, ...segments: string[]): void {
   const path = segments.map(encodeURIComponent).join("/");
-  c.header("Location", `${publicOrigin(deps.config, c)}/api/v1/admin/${path}`);
+  c.header("Location", `${publicOrigin(deps.config)}/api/v1/admin/${path}`);
 }

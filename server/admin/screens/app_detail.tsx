@@ -273,16 +273,17 @@ export function appDetailPage(
 export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
   const screens = new Hono<ScreenEnv>();
   const ctxOf = (c: Context<ScreenEnv>) => adminContext(c, "apps");
-  const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
+  // The launch URLs shown here are copied into host apps: PUBLIC_URL, never a forwarded host.
+  const origin = publicOrigin(deps.config);
 
   screens.get("/apps/:name", async (c) => {
-    const app = await appByName(deps, origin(c), c.req.param("name"));
+    const app = await appByName(deps, origin, c.req.param("name"));
     return c.html(appDetailPage(ctxOf(c), app));
   });
 
   screens.post("/apps/:name/enabled", async (c) => {
     const name = c.req.param("name");
-    await changeApp(deps, origin(c), name, { enabled: str(c.get("form"), "enabled") === "on" });
+    await changeApp(deps, origin, name, { enabled: str(c.get("form"), "enabled") === "on" });
     return c.redirect(`/admin/apps/${name}`, 303);
   });
 
@@ -290,10 +291,10 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
   // one keeps verifying for a week (the overlap) unless revoked below.
   screens.post("/apps/:name/rotate-key", async (c) => {
     const name = c.req.param("name");
-    const before = await appByName(deps, origin(c), name);
+    const before = await appByName(deps, origin, name);
     const field = before.authType === "signed_request" ? "api_key" : "consumer_secret";
     const { secret: value, previousKeyExpiresAt } = await rotateKey(deps, name, field);
-    const app = await appByName(deps, origin(c), name);
+    const app = await appByName(deps, origin, name);
     return c.html(appDetailPage(ctxOf(c), app, {
       notice: previousKeyExpiresAt
         ? `The previous key keeps verifying until ${previousKeyExpiresAt.toISOString()}.`
@@ -305,14 +306,14 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
   screens.post("/apps/:name/end-key-overlap", async (c) => {
     const name = c.req.param("name");
     await endKeyOverlap(deps, name);
-    const app = await appByName(deps, origin(c), name);
+    const app = await appByName(deps, origin, name);
     return c.html(appDetailPage(ctxOf(c), app, { notice: "The previous key no longer verifies." }));
   });
 
   screens.post("/apps/:name/rotate-secret", async (c) => {
     const name = c.req.param("name");
     const { clientSecret: value } = await rotateClientSecret(deps, name);
-    const app = await appByName(deps, origin(c), name);
+    const app = await appByName(deps, origin, name);
     return c.html(
       appDetailPage(ctxOf(c), app, { secret: { label: "New API client secret", value } }),
     );
@@ -326,7 +327,7 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
     const cascade = str(form, "cascade") === "on";
     const confirmed = str(form, cascade ? "confirmCascade" : "confirm") === "on";
     if (!confirmed) {
-      const app = await appByName(deps, origin(c), name);
+      const app = await appByName(deps, origin, name);
       const holdings = cascade ? await holdingsOfApp(deps, name) : undefined;
       return c.html(
         appDetailPage(ctxOf(c), app, { error: "Tick the confirmation box to delete.", holdings }),
@@ -337,7 +338,7 @@ export function appDetailScreens(deps: Deps): Hono<ScreenEnv> {
       await removeApp(deps, name, { cascade });
     } catch (err) {
       if (!(err instanceof AppHasSessionsError)) throw err;
-      const app = await appByName(deps, origin(c), name);
+      const app = await appByName(deps, origin, name);
       return c.html(
         appDetailPage(ctxOf(c), app, {
           error: `Not deleted: ${name} has ${holdingsText(err.counts)}.`,

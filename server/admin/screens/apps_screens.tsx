@@ -28,11 +28,11 @@ import { allOrganizations } from "../organizations.ts";
 export function appsScreens(deps: Deps): Hono<ScreenEnv> {
   const screens = new Hono<ScreenEnv>();
   const ctxOf = (c: Context<ScreenEnv>) => adminContext(c, "apps");
-  const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
+  const origin = publicOrigin(deps.config);
 
   screens.get("/apps", async (c) => {
     const choice = await organizationChoice(deps, c);
-    const apps = await allApps(deps, origin(c), choice.chosen?.id);
+    const apps = await allApps(deps, origin, choice.chosen?.id);
     return c.html(adminPage(
       ctxOf(c),
       "Apps",
@@ -121,12 +121,12 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
       if (editing) {
         const parsed = UpdateAppSchema.safeParse(input);
         if (!parsed.success) throw validationError(parsed.error.issues);
-        const saved = await changeApp(deps, origin(c), editing, parsed.data);
+        const saved = await changeApp(deps, origin, editing, parsed.data);
         return c.html(appDetailPage(ctxOf(c), saved, { notice: "Saved." }));
       }
       const parsed = CreateAppSchema.safeParse(input);
       if (!parsed.success) throw validationError(parsed.error.issues);
-      const created = await createApp(deps, origin(c), parsed.data);
+      const created = await createApp(deps, origin, parsed.data);
       return c.html(
         appDetailPage(ctxOf(c), created, {
           notice: "Created.",
@@ -148,12 +148,12 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
   screens.post("/apps", (c) => save(c, null));
 
   screens.get("/apps/:name/edit", async (c) => {
-    const app = await appByName(deps, origin(c), c.req.param("name"));
+    const app = await appByName(deps, origin, c.req.param("name"));
     return formPage(c, appFormFromDetails(app), true);
   });
 
   screens.post("/apps/:name", async (c) => {
-    await appByName(deps, origin(c), c.req.param("name")); // 404 first
+    await appByName(deps, origin, c.req.param("name")); // 404 first
     return await save(c, c.req.param("name"));
   });
 

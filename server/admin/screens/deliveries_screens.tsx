@@ -76,7 +76,7 @@ function EventRow(
 export function deliveriesScreens(deps: Deps): Hono<ScreenEnv> {
   const screens = new Hono<ScreenEnv>();
   const ctxOf = (c: Context<ScreenEnv>) => adminContext(c, "apps");
-  const origin = (c: Context<ScreenEnv>) => publicOrigin(deps.config, c);
+  const origin = publicOrigin(deps.config);
 
   async function logPage(c: Context<ScreenEnv>, banner: { notice?: string; error?: string }) {
     const name = c.req.param("name") ?? "";
@@ -174,7 +174,7 @@ export function deliveriesScreens(deps: Deps): Hono<ScreenEnv> {
       deps,
       name,
     );
-    const app = await appByName(deps, origin(c), name);
+    const app = await appByName(deps, origin, name);
     return c.html(appDetailPage(ctxOf(c), app, {
       notice: previousSecretExpiresAt
         ? `The previous secret also signs until ${previousSecretExpiresAt.toISOString()}.`

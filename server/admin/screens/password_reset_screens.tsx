@@ -14,7 +14,7 @@ import {
 } from "../../auth/password_reset.ts";
 import { clientAddress } from "../../http/client_address.ts";
 import { postedFromAnotherSite } from "../../http/cross_site.ts";
-import { publicOrigin } from "../../http/public_origin.ts";
+import { publicOrigin, requestOrigin } from "../../http/public_origin.ts";
 import type { ScreenEnv } from "./form_helpers.ts";
 import { adminPage, Banner, Field } from "./layout.tsx";
 
@@ -117,7 +117,7 @@ export function adminPasswordResetScreens(deps: Deps): Hono<ScreenEnv> {
   screens.post("/password-reset", async (c) => {
     const body = await c.req.parseBody();
     const email = typeof body.email === "string" ? body.email.trim().slice(0, 320) : "";
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+    if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
       return forgot(c, { email, error: CROSS_SITE }, 403);
     }
     if (!deps.mail) return forgot(c, { email }, 503);
@@ -125,7 +125,8 @@ export function adminPasswordResetScreens(deps: Deps): Hono<ScreenEnv> {
       email,
       role: "admin",
       address: clientAddress(deps, c) ?? "unknown",
-      linkBase: `${publicOrigin(deps.config, c)}/admin/password-reset`,
+      // A link sent away: PUBLIC_URL, whatever host this request came through.
+      linkBase: `${publicOrigin(deps.config)}/admin/password-reset`,
     });
     if (result.kind === "wait") {
       c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
@@ -155,7 +156,7 @@ export function adminPasswordResetScreens(deps: Deps): Hono<ScreenEnv> {
     const password = typeof body.password === "string" ? body.password : "";
     const account = await resetLinkAccount(deps, token, "admin");
     if (!account) return invalid(c);
-    if (postedFromAnotherSite(c, publicOrigin(deps.config, c))) {
+    if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
       return form(c, token, account.email, CROSS_SITE, 403);
     }
     if (password !== body.confirm) {

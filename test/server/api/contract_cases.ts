@@ -59,6 +59,7 @@ function tokenEndpoint(): Case {
         what: "failing too often",
         form: { token: await ctx.svc.adminToken(), ...client },
         around: (send) => whileFailingTooOften(ctx, send),
+        expect: 429,
       },
     ],
   };

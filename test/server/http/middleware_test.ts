@@ -3,7 +3,7 @@ import { pglite } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture } from "../../helpers/shared.ts";
 import { createTestApp } from "../../helpers/launch.ts";
-import { forwardedClient } from "../../../server/http/client_address.ts";
+import { forwardedEntry } from "../../../server/http/client_address.ts";
 
 const service = sharedFixture(
   () => startTestService(pglite, { PUBLIC_URL: "https://portal.test" }),
@@ -108,9 +108,9 @@ Deno.test("http: every 413 has the same body", opts, async () => {
 
 Deno.test("http: the client address is the right-most entry the trusted proxies wrote", () => {
   // A client forges "1.1.1.1"; the one proxy in front appends the real peer, 203.0.113.9.
-  assert.equal(forwardedClient("1.1.1.1, 203.0.113.9", 1), "203.0.113.9");
+  assert.equal(forwardedEntry("1.1.1.1, 203.0.113.9", 1), "203.0.113.9");
   // Two proxies: the outer one appended the client, the inner one the outer proxy.
-  assert.equal(forwardedClient("1.1.1.1, 203.0.113.9, 10.0.0.2", 2), "203.0.113.9");
-  assert.equal(forwardedClient("203.0.113.9", 3), "203.0.113.9", "fewer entries than hops");
-  assert.equal(forwardedClient(" , ", 1), null);
+  assert.equal(forwardedEntry("1.1.1.1, 203.0.113.9, 10.0.0.2", 2), "203.0.113.9");
+  assert.equal(forwardedEntry("203.0.113.9", 3), "203.0.113.9", "fewer entries than hops");
+  assert.equal(forwardedEntry(" , ", 1), null);
 });
