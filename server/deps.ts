@@ -17,7 +17,7 @@ export interface Deps {
   sql: Sql;
   secrets: SecretBox;
   auth: AuthService;
-  /** Failures per client address, for the 429 of too many failed launches or token requests. */
+  /** Failures per client address, for the 429 of too many failed launches or OAuth requests (token, revoke, introspect). */
   failures: { launch: FailureLimiter; token: FailureLimiter };
   /**
    * This service's callback delivery worker (also delivers the test ping in its request); woken

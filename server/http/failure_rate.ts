@@ -72,14 +72,16 @@ export function clientCausedFailure(status: number): boolean {
 /**
  * Middleware: 429 `too_many_failures` (refuseWhenFailingTooOften) while the request's address
  * failed too often; otherwise runs the route and counts its answer when the client caused it.
+ * `limiterOf` is read on every request (the service's limiter may be replaced at run time).
  */
 export function limitFailures(
-  limiter: FailureLimiter,
+  limiterOf: () => FailureLimiter,
   addressOf: (c: Context) => string | null,
   what: string,
 ): MiddlewareHandler {
   return async (c, next) => {
     const address = addressOf(c);
+    const limiter = limiterOf();
     refuseWhenFailingTooOften(limiter, address, what);
     await next();
     if (clientCausedFailure(c.res.status)) limiter.fail(address ?? "unknown");

@@ -4,6 +4,7 @@ import { type ApiClientRow, findClient } from "../../db/queries/api_clients.ts";
 import { hashSecret, verifySecret } from "../crypto/hashing.ts";
 import { decodeBase64 } from "../crypto/base64.ts";
 import { OAuthError } from "../http/errors.ts";
+import { nulFieldError } from "../http/nul.ts";
 
 /** Client credentials as sent, and how. */
 export interface ClientCredentials {
@@ -36,8 +37,9 @@ export function decodeBasicAuth(header: string | undefined): ClientCredentials |
   }
   const colon = text.indexOf(":");
   if (colon < 0) throw basicFailure("The Basic credentials must be client_id:client_secret");
+  let credentials: ClientCredentials;
   try {
-    return {
+    credentials = {
       clientId: formDecode(text.slice(0, colon)),
       clientSecret: formDecode(text.slice(colon + 1)),
       method: "basic",
@@ -45,6 +47,22 @@ export function decodeBasicAuth(header: string | undefined): ClientCredentials |
   } catch {
     throw basicFailure("The Basic credentials hold an invalid percent-encoding");
   }
+  // The one rule for U+0000 in any input (server/http/nul.ts), for the credentials' two fields.
+  for (
+    const [field, value] of [["client_id", credentials.clientId], [
+      "client_secret",
+      credentials.clientSecret,
+    ]]
+  ) {
+    if (value.includes("\0")) {
+      throw new OAuthError(
+        400,
+        "invalid_request",
+        `Basic ${field} ${nulFieldError(field).message}`,
+      );
+    }
+  }
+  return credentials;
 }
 
 function basicFailure(message: string): OAuthError {

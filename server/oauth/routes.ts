@@ -53,7 +53,7 @@ export function oauthRoutes(deps: Deps): Hono<AppEnv> {
   // failures (4xx, never 5xx) count together per client address, and too many answer 429 with
   // Retry-After (failure_rate.ts).
   const limited = limitFailures(
-    deps.failures.token,
+    () => deps.failures.token,
     (c) => clientAddress(deps, c),
     "OAuth 2.0 requests",
   );

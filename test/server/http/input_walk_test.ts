@@ -178,6 +178,18 @@ Deno.test("U+0000: refused with 400 naming the field on every input path", opts,
       assert.equal(body.error, "invalid_request");
       assert.match(body.error_description, /U\+0000/);
     }
+    // In Basic credentials (Base64 of "\0:x" and "id:se\0cret"), named too.
+    for (const [creds, field] of [["\0:x", "client_id"], ["id:se\0cret", "client_secret"]]) {
+      const res = await svc.request("/api/v1/oauth2/token", {
+        method: "POST",
+        headers: { Authorization: `Basic ${btoa(creds)}` },
+        body: new URLSearchParams({ grant_type: "client_credentials" }),
+      });
+      assert.equal(res.status, 400, creds);
+      const body = await res.json();
+      assert.equal(body.error, "invalid_request");
+      assert.match(body.error_description, new RegExp(`${field} .*U\\+0000`));
+    }
   });
 
   await t.step("the service is healthy after", async () => {
