@@ -9,7 +9,7 @@ import { uniqueId } from "../../helpers/shared.ts";
 import { startProcess } from "../../helpers/process.ts";
 import { connect } from "../../../db/mod.ts";
 import { INTERRUPTED } from "../../../server/callbacks/delivery.ts";
-import { CALLBACK_ENV, callbackFixtures, startCrmServer, waitUntil, withCrm } from "./fixture.ts";
+import { CALLBACK_ENV, callbackFixtures, startCrmServer, withCrm } from "./fixture.ts";
 import { prepareDatabase, seedCallbacks } from "../ops/fixture.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
