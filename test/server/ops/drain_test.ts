@@ -1,0 +1,65 @@
+/** The draining state in process (server/ops/drain.ts): /readyz, Connection: close, idle(). */
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { backends } from "../../helpers/db.ts";
+import { startTestService } from "../../helpers/service.ts";
+import { Drain } from "../../../server/ops/drain.ts";
+
+Deno.test("drain: /readyz answers 503 draining and every response says Connection: close", async () => {
+  const svc = await startTestService(backends.at(-1)!);
+  try {
+    const ready = await svc.request("/readyz");
+    assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get("Connection"), null);
+    await ready.body?.cancel();
+    svc.drain.begin();
+    const draining = await svc.request("/readyz");
+    assert.equal(draining.status, 503);
+    assert.deepEqual(await draining.json(), { status: "draining" });
+    assert.equal(draining.headers.get("Connection"), "close");
+    for (const path of ["/healthz", "/no-such-route", "/api/v1/admin/apps"]) {
+      const res = await svc.request(path);
+      assert.equal(res.headers.get("Connection"), "close", path);
+      assert.ok(res.headers.get("X-Request-Id"), `${path} is otherwise the same response`);
+      await res.body?.cancel();
+    }
+  } finally {
+    await svc.close();
+  }
+});
+
+Deno.test("drain: a response with immutable headers is copied to say Connection: close", async () => {
+  const drain = new Drain();
+  const app = new Hono();
+  app.use("*", drain.middleware());
+  app.get("/go", () => Response.redirect("http://example.com/there", 302));
+  drain.begin();
+  const res = await app.request("/go");
+  assert.equal(res.status, 302);
+  assert.equal(res.headers.get("Location"), "http://example.com/there");
+  assert.equal(res.headers.get("Connection"), "close");
+});
+
+Deno.test("drain: idle() resolves once the requests in flight have answered", async () => {
+  const drain = new Drain();
+  const app = new Hono();
+  app.use("*", drain.middleware());
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  app.get("/slow", async (c) => {
+    await held;
+    return c.text("done");
+  });
+  const slow = app.request("/slow");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(drain.inFlight, 1);
+  let idle = false;
+  const waiting = drain.idle().then(() => idle = true);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(idle, false, "not idle while /slow runs");
+  release();
+  await (await slow).text();
+  await waiting;
+  assert.equal(drain.inFlight, 0);
+  assert.equal(idle, true);
+});
