@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { postgresBackend, TEST_DATABASE_URL } from "../../helpers/db.ts";
-import { freePort } from "../../helpers/process.ts";
+import { FLAGS, freePort } from "../../helpers/process.ts";
+import { PROCESS_ARGS } from "../../../server/ops/supervisor.ts";
 import { RawConnection } from "../../helpers/raw_http.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
 import { prepareDatabase } from "./fixture.ts";
@@ -30,6 +31,14 @@ async function get(port: number, path: string) {
     conn.close();
   }
 }
+
+Deno.test("deno task serve: its processes run with deno task start's permissions and heap caps", async () => {
+  const start = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.start.command;
+  const v8 = start.split(" ").filter((w: string) => w.startsWith("--v8-flags="));
+  const own = PROCESS_ARGS.filter((a) => a.startsWith("--allow-") || a.startsWith("--v8-flags="));
+  assert.deepEqual(own, [...FLAGS, ...v8]);
+  assert.ok(PROCESS_ARGS.includes("--unstable-net"), "reusePort needs it");
+});
 
 Deno.test({
   name: "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
@@ -107,6 +116,78 @@ Deno.test({
         child.kill("SIGKILL");
       } catch { /* exited */ }
       await child.status;
+      await db.close();
+    }
+  },
+});
+
+/** The pids of `pid`'s children. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const text = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`);
+  return text.split(" ").filter(Boolean).map(Number);
+}
+
+/** True once `pid` is gone (or a zombie nobody reaped). */
+async function gone(pid: number): Promise<boolean> {
+  try {
+    return /^State:\s+Z/m.test(await Deno.readTextFile(`/proc/${pid}/status`));
+  } catch {
+    return true;
+  }
+}
+
+Deno.test({
+  name: "deno task serve: its processes stop by themselves when the supervisor is killed",
+  ignore: !TEST_DATABASE_URL,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await prepareDatabase(postgresBackend);
+    const port = freePort();
+    const supervisor = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts"],
+      cwd: ROOT,
+      env: {
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        ...db.env,
+        PORT: String(port),
+        LOG_LEVEL: "error",
+        SHUTDOWN_DRAIN_MS: "200",
+        SHUTDOWN_TIMEOUT_MS: "3000",
+      },
+      clearEnv: true,
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn();
+    let pids: number[] = [];
+    try {
+      await waitUntil(
+        async () => {
+          try {
+            return (await get(port, "/readyz")).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        "the service to be ready",
+        60_000,
+      );
+      pids = await childrenOf(supervisor.pid);
+      assert.equal(pids.length, navigator.hardwareConcurrency);
+      supervisor.kill("SIGKILL");
+      await supervisor.status;
+      for (const pid of pids) await waitUntil(() => gone(pid), `process ${pid} to stop`, 5_000);
+      assert.ok(await refuses("127.0.0.1", port));
+    } finally {
+      for (const pid of pids) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
+      try {
+        supervisor.kill("SIGKILL");
+      } catch { /* gone */ }
+      await supervisor.status;
       await db.close();
     }
   },
