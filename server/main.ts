@@ -39,7 +39,9 @@ const server = Deno.serve({
   onListen: ({ hostname, port }) => {
     service.dataDirLock?.setPort(port).catch(() => {});
     // Under serve.ts the log is JSON lines only: one line instead of the banner.
-    if (flags.supervised) return log.info("listening", { url: `http://${hostname}:${port}` });
+    if (flags.supervised) {
+      return log.info("listening", { url: `http://${hostname}:${port}`, ...service.migrated });
+    }
     const lines = [
       `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
       `  database:   ${
