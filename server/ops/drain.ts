@@ -4,15 +4,14 @@
  * `Connection: close` so keep-alive clients open their next connection elsewhere. It also counts
  * the requests in the app, because Deno's `server.shutdown()` fails a request whose body is still
  * arriving ("Cannot read body as underlying resource unavailable", Deno 2.9.6): the listener is
- * closed once none is in flight.
+ * closed once the requests in flight at the end of the drain have answered.
  */
 import type { MiddlewareHandler } from "hono";
 
-/** Whether the service is draining (set once, never cleared) and how many requests it handles. */
+/** Whether the service is draining (set once, never cleared), and the requests it handles. */
 export class Drain {
   #draining = false;
-  #inFlight = 0;
-  #idle: (() => void)[] = [];
+  #active = new Set<Promise<void>>();
 
   /** True once the shutdown began. */
   get draining(): boolean {
@@ -21,7 +20,7 @@ export class Drain {
 
   /** Requests in the app now (from the first middleware until the response is returned). */
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#active.size;
   }
 
   /** Begins the drain (idempotent). */
@@ -29,23 +28,25 @@ export class Drain {
     this.#draining = true;
   }
 
-  /** Resolves when no request is in flight. */
-  idle(): Promise<void> {
-    if (this.#inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+  /** Resolves when the requests in flight now have answered (later ones are not waited for). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#active]);
   }
 
   /**
-   * The first middleware: counts the request, and while draining makes its response close its
+   * The first middleware: tracks the request, and while draining makes its response close its
    * connection (checked after the handler, so a request in flight when the drain began gets it).
    */
   middleware(): MiddlewareHandler {
     return async (c, next) => {
-      this.#inFlight++;
+      let done = () => {};
+      const answered = new Promise<void>((resolve) => done = resolve);
+      this.#active.add(answered);
       try {
         await next();
       } finally {
-        if (--this.#inFlight === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
+        this.#active.delete(answered);
+        done();
       }
       if (!this.#draining) return;
       try {

@@ -4,8 +4,8 @@
  * 1. at once: /readyz answers 503 `draining`, every response carries `Connection: close`, and the
  *    callback delivery worker stops claiming;
  * 2. the listener keeps accepting for SHUTDOWN_DRAIN_MS, so load balancers see the 503 and move
- *    traffic away before the port closes; then it closes as soon as no request is in flight
- *    (server/ops/drain.ts says why it waits for that);
+ *    traffic away before the port closes; then it closes once the requests in flight then have
+ *    answered (server/ops/drain.ts says why it waits for them);
  * 3. requests and callback attempts in flight finish, until the work deadline: SHUTDOWN_TIMEOUT_MS
  *    less a reserve for the last writes. Attempts still running then are abandoned and their events
  *    released (pending, due at once: another process takes them within its poll);
@@ -57,8 +57,9 @@ export async function shutDown(
   await sleep(settings.shutdownDrainMs).done;
   const deadline = sleep(workUntil - performance.now());
   const expired = deadline.done.then(() => false);
-  // Deno's shutdown() fails a request whose body is still arriving: close once none is in flight.
-  await Promise.race([service.drain.idle(), expired]);
+  // Deno's shutdown() fails a request whose body is still arriving: close once the requests in
+  // flight now have answered.
+  await Promise.race([service.drain.settled(), expired]);
   const finished = await Promise.race([server.shutdown().then(() => true), expired]);
   deadline.cancel();
   if (finished) log.info("listener closed, requests finished", { ms: elapsed() });

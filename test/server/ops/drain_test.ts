@@ -1,4 +1,4 @@
-/** The draining state in process (server/ops/drain.ts): /readyz, Connection: close, idle(). */
+/** The draining state in process (server/ops/drain.ts): /readyz, Connection: close, settled(). */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { backends } from "../../helpers/db.ts";
@@ -40,26 +40,31 @@ Deno.test("drain: a response with immutable headers is copied to say Connection:
   assert.equal(res.headers.get("Connection"), "close");
 });
 
-Deno.test("drain: idle() resolves once the requests in flight have answered", async () => {
+Deno.test("drain: settled() waits for the requests in flight at the call, not later ones", async () => {
   const drain = new Drain();
   const app = new Hono();
   app.use("*", drain.middleware());
-  let release = () => {};
-  const held = new Promise<void>((resolve) => release = resolve);
-  app.get("/slow", async (c) => {
-    await held;
+  const gates = new Map<string, () => void>();
+  app.get("/slow/:id", async (c) => {
+    await new Promise<void>((resolve) => gates.set(c.req.param("id"), resolve));
     return c.text("done");
   });
-  const slow = app.request("/slow");
-  await new Promise((r) => setTimeout(r, 0));
+  const tick = () => new Promise((r) => setTimeout(r, 20));
+  const first = app.request("/slow/1");
+  await tick();
   assert.equal(drain.inFlight, 1);
-  let idle = false;
-  const waiting = drain.idle().then(() => idle = true);
-  await new Promise((r) => setTimeout(r, 20));
-  assert.equal(idle, false, "not idle while /slow runs");
-  release();
-  await (await slow).text();
+  let settled = false;
+  const waiting = drain.settled().then(() => settled = true);
+  const second = app.request("/slow/2");
+  await tick();
+  assert.equal(drain.inFlight, 2);
+  assert.equal(settled, false, "not settled while /slow/1 runs");
+  gates.get("1")!();
+  await (await first).text();
   await waiting;
+  assert.equal(settled, true, "settled though /slow/2, which came later, still runs");
+  assert.equal(drain.inFlight, 1);
+  gates.get("2")!();
+  await (await second).text();
   assert.equal(drain.inFlight, 0);
-  assert.equal(idle, true);
 });
