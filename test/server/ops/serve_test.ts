@@ -112,10 +112,13 @@ Deno.test({
       console.error(stdout, stderr);
       throw err;
     } finally {
+      // After a failure: SIGTERM, which `deno task` passes on (a SIGKILL would orphan serve.ts).
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       try {
-        child.kill("SIGKILL");
+        child.kill("SIGTERM");
       } catch { /* exited */ }
       await child.status;
+      clearTimeout(timer);
       await db.close();
     }
   },
