@@ -22,6 +22,7 @@ import { portalPasswordResetRoutes } from "./portal/password_reset_routes.tsx";
 import { portalSignInRoutes } from "./portal/sign_in_routes.tsx";
 import { faviconRoute, staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
+import { Drain } from "./ops/drain.ts";
 
 /**
  * The headers every response carries, through hono/secure-headers. Three of its defaults are off
@@ -41,9 +42,15 @@ function securityHeaders(publicUrl: string) {
   });
 }
 
-/** The whole service as one Hono app (routes, middleware, error handling). */
-export function buildApp(deps: Deps): Hono<AppEnv> {
+/**
+ * The whole service as one Hono app (routes, middleware, error handling); `drain` is the
+ * service's shutdown state (server/ops/drain.ts).
+ */
+export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Shutdown (server/ops/drain.ts): requests in flight are counted; while draining, every
+  // response says Connection: close.
+  app.use("*", drain.middleware());
 
   // X-Request-Id: the caller's when it is 1-128 of [A-Za-z0-9_=-], else a new UUID; echoed.
   app.use("*", requestId({ limitLength: 128 }));
@@ -73,6 +80,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
+    if (drain.draining) return c.json({ status: "draining" }, 503);
     try {
       await deps.sql`select 1`;
       return c.json({ status: "ok", database: "reachable" });

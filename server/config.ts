@@ -62,6 +62,10 @@ export interface Config {
   mailRetryBaseMs: number;
   /** How long a password-reset link works. */
   passwordResetTtlMinutes: number;
+  /** After SIGTERM/SIGINT: how long /readyz says `draining` while the listener still accepts. */
+  shutdownDrainMs: number;
+  /** After SIGTERM/SIGINT: the process has exited within this. */
+  shutdownTimeoutMs: number;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -178,6 +182,8 @@ const envSchema = z.object({
   MAIL_FROM: optionalText,
   MAIL_RETRY_BASE_MS: intText(15_000, 10, 3_600_000),
   PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
+  SHUTDOWN_DRAIN_MS: intText(5_000, 0, 300_000),
+  SHUTDOWN_TIMEOUT_MS: intText(15_000, 1_000, 600_000),
 });
 
 function isOrigin(value: string): boolean {
@@ -227,6 +233,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "LAUNCH_LOG_PAYLOAD_DAYS: at most LAUNCH_LOG_RETENTION_DAYS (personal data goes first)",
     );
   }
+  if (e.SHUTDOWN_DRAIN_MS >= e.SHUTDOWN_TIMEOUT_MS) {
+    problems.push("SHUTDOWN_DRAIN_MS: less than SHUTDOWN_TIMEOUT_MS (the drain is part of it)");
+  }
   if (problems.length) throw new ConfigError(problems);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
@@ -263,5 +272,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `Portal Launcher <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
     mailRetryBaseMs: e.MAIL_RETRY_BASE_MS,
     passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -1,15 +1,22 @@
-/** Entry point: `deno task start`. Serves the app on HOST:PORT until SIGINT or SIGTERM. */
+/**
+ * Entry point: `deno task start [--host ADDRESS] [--port PORT]`. Serves the app on HOST:PORT until
+ * SIGINT or SIGTERM, then drains and stops (server/ops/shutdown.ts). `deno task serve` runs one of
+ * these per core (server/serve.ts).
+ */
 import { type Service, startService } from "./service.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
 import { LAUNCH_ROUTE } from "./launch/contract.ts";
 import { DataDirLocked } from "../db/data_dir_lock.ts";
+import { type Flags, parseFlags, UsageError } from "./ops/cli.ts";
+import { shutDown } from "./ops/shutdown.ts";
 
-let config;
+let config: Config, flags: Flags;
 try {
-  config = loadConfig(Deno.env.toObject());
+  flags = parseFlags(Deno.args);
+  config = loadConfig({ ...Deno.env.toObject(), ...flags.env });
 } catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
+  if (!(err instanceof ConfigError || err instanceof UsageError)) throw err;
   console.error(err.message);
   Deno.exit(1);
 }
@@ -27,8 +34,14 @@ const { publicUrl, portalPrefix } = config;
 const server = Deno.serve({
   hostname: config.host,
   port: config.port,
+  // serve.ts's processes share the port; the kernel spreads connections among them.
+  reusePort: flags.reusePort,
   onListen: ({ hostname, port }) => {
     service.dataDirLock?.setPort(port).catch(() => {});
+    // Under serve.ts the log is JSON lines only: one line instead of the banner.
+    if (flags.supervised) {
+      return log.info("listening", { url: `http://${hostname}:${port}`, ...service.migrated });
+    }
     const lines = [
       `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
       `  database:   ${
@@ -71,13 +84,25 @@ const server = Deno.serve({
 }, service.app.fetch);
 
 let stopping = false;
-async function stop(signal: string): Promise<void> {
+function stop(signal: string): void {
   if (stopping) return;
   stopping = true;
-  log.info("shutting down", { signal });
-  await server.shutdown();
-  await service.close();
-  Deno.exit(0);
+  // Whatever hangs, the process is gone within SHUTDOWN_TIMEOUT_MS (exit 1 says it overran).
+  setTimeout(() => {
+    log.error("shutdown overran SHUTDOWN_TIMEOUT_MS; exiting", { ms: config.shutdownTimeoutMs });
+    Deno.exit(1);
+  }, config.shutdownTimeoutMs);
+  shutDown(server, service, config, signal).then(() => Deno.exit(0), (err) => {
+    log.error("shutdown failed", { error: String(err) });
+    Deno.exit(1);
+  });
 }
 Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
 Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+if (flags.supervised) {
+  // serve.ts holds our standard input open: when it ends, the supervisor is gone (even killed).
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* nothing is sent; wait for the end */ }
+    stop("supervisor gone");
+  })();
+}

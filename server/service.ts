@@ -25,6 +25,7 @@ import { MailWorker } from "./mail/mailer.ts";
 import { TokenSource } from "./callbacks/oauth_client.ts";
 import type { Resolver } from "./callbacks/destination.ts";
 import { AppCache } from "./launch/app_cache.ts";
+import { Drain } from "./ops/drain.ts";
 
 /** A started service. */
 export interface Service {
@@ -37,6 +38,8 @@ export interface Service {
   demo: DemoCredentials | null;
   /** The embedded data directory's lock (null on PostgreSQL or a given database). */
   dataDirLock: DataDirLock | null;
+  /** The shutdown's draining state (server/ops/shutdown.ts sets it; the app reads it). */
+  drain: Drain;
   close(): Promise<void>;
 }
 
@@ -127,8 +130,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const stopHousekeeping = startHousekeeping(db.sql, config);
     if (options.deliveryWorker !== false) deliveries.start();
     mail?.start();
+    const drain = new Drain();
     return {
-      app: buildApp(deps),
+      app: buildApp(deps, drain),
+      drain,
       deps,
       db,
       migrated,

@@ -189,12 +189,56 @@ export interface Delivered {
   next: NextStep;
 }
 
-/** Delivers one claimed event once (with one token renewal after a 401). */
-export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promise<Delivered> {
+/** The error an attempt records when its process stopped it (its event is due again at once). */
+export const INTERRUPTED = "interrupted: the process shut down before an answer";
+
+/**
+ * Delivers one claimed event once (with one token renewal after a 401). When `interrupt` aborts
+ * (the process is shutting down), the attempt is abandoned at once, whatever it was waiting for,
+ * and its event released: pending and due now, for any process to take.
+ */
+export async function deliverEvent(
+  ctx: DeliveryContext,
+  e: ClaimedEvent,
+  interrupt?: AbortSignal,
+): Promise<Delivered> {
+  const target = { url: e.app.callbackUrl ?? "" };
+  if (!interrupt) return await attemptOnce(ctx, e, target);
+  const startedAt = new Date();
+  const started = performance.now();
+  const released = (): Delivered => ({
+    attempt: {
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      statusCode: null,
+      error: INTERRUPTED,
+      responseSnippet: null,
+      url: target.url,
+    },
+    next: { status: "pending", retryInMs: 0 },
+  });
+  if (interrupt.aborted) return released();
+  let onAbort = () => {};
+  const stopped = new Promise<Delivered>((resolve) => {
+    onAbort = () => resolve(released());
+    interrupt.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([attemptOnce(ctx, e, target, interrupt), stopped]);
+  } finally {
+    interrupt.removeEventListener("abort", onAbort);
+  }
+}
+
+async function attemptOnce(
+  ctx: DeliveryContext,
+  e: ClaimedEvent,
+  target: { url: string },
+  interrupt?: AbortSignal,
+): Promise<Delivered> {
   const { settings } = ctx;
   const startedAt = new Date();
   const started = performance.now();
-  let url = e.app.callbackUrl ?? "";
   const done = (
     statusCode: number | null,
     error: string | null,
@@ -207,7 +251,7 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
       statusCode,
       error,
       responseSnippet,
-      url,
+      url: target.url,
     },
     next,
   });
@@ -220,7 +264,7 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
   const timers = [deadline];
   try {
     const request = buildRequest(e);
-    url = request.url;
+    const url = target.url = request.url;
     await checkDestination(url, settings.allowPrivate, ctx.resolve);
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
@@ -236,7 +280,7 @@ export async function deliverEvent(ctx: DeliveryContext, e: ClaimedEvent): Promi
         },
         body: request.body,
         redirect: "manual",
-        signal: AbortSignal.any([own.signal, deadline.signal]),
+        signal: AbortSignal.any([own.signal, deadline.signal, ...(interrupt ? [interrupt] : [])]),
       });
     };
     let res = await send(await auth.header());

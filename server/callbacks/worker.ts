@@ -5,6 +5,8 @@
  * event whose process died mid-delivery is taken again when its lease runs out. Between batches it
  * sleeps until its service commits a write that emitted an event (server/transaction.ts wakes
  * it) or CALLBACK_POLL_MS passes (events emitted by other processes are found by the poll).
+ * At shutdown it stops claiming, gives the attempts in flight until a deadline, then abandons the
+ * rest and releases their events (due at once, so another process takes them within its poll).
  */
 import {
   claimDueEvents,
@@ -15,7 +17,7 @@ import type { ClaimedEvent } from "../../db/queries/callback_events.ts";
 import { log } from "../log.ts";
 import { PollingLoop } from "../background/polling_loop.ts";
 import { CLAIM_BATCH } from "./contract.ts";
-import { type Delivered, deliverEvent, type DeliveryContext } from "./delivery.ts";
+import { type Delivered, deliverEvent, type DeliveryContext, INTERRUPTED } from "./delivery.ts";
 
 /** How long a claim lasts: the attempt's deadline (3 × timeout) and a margin. */
 export function leaseMs(timeoutMs: number): number {
@@ -25,6 +27,8 @@ export function leaseMs(timeoutMs: number): number {
 /** Delivers the outbox. */
 export class DeliveryWorker {
   #loop: PollingLoop;
+  /** Aborted when a stop's grace runs out: attempts in flight are abandoned and released. */
+  #interrupt = new AbortController();
 
   constructor(
     private readonly ctx: DeliveryContext,
@@ -33,14 +37,26 @@ export class DeliveryWorker {
     this.#loop = new PollingLoop("callback delivery", () => this.runOnce(), options.pollMs);
   }
 
-  /** Starts the loop (idempotent). */
+  /** Starts the loop (idempotent; after a stop, with a fresh interrupt). */
   start(): void {
+    if (this.#interrupt.signal.aborted) this.#interrupt = new AbortController();
     this.#loop.start();
   }
 
-  /** Stops claiming; resolves when the batch in flight is recorded. */
-  async stop(): Promise<void> {
-    await this.#loop.stop();
+  /**
+   * Stops claiming; resolves when the batch in flight is recorded. Attempts still running after
+   * `graceMs` are abandoned and their events released (pending, due now).
+   */
+  async stop(graceMs = Infinity): Promise<void> {
+    const stopped = this.#loop.stop();
+    const timer = Number.isFinite(graceMs)
+      ? setTimeout(() => this.#interrupt.abort(), Math.max(0, graceMs))
+      : undefined;
+    try {
+      await stopped;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Ends the current sleep. */
@@ -55,7 +71,10 @@ export class DeliveryWorker {
       this.options.batch ?? CLAIM_BATCH,
       leaseMs(this.ctx.settings.timeoutMs),
     );
-    const results = await Promise.all(events.map((event) => deliverEvent(this.ctx, event)));
+    const interrupt = this.#interrupt.signal;
+    const results = await Promise.all(
+      events.map((event) => deliverEvent(this.ctx, event, interrupt)),
+    );
     await this.#record(events, results);
     return events.length;
   }
@@ -75,7 +94,7 @@ export class DeliveryWorker {
       leaseMs(this.ctx.settings.timeoutMs),
     );
     if (!event) return null;
-    const result = await deliverEvent(this.ctx, event);
+    const result = await deliverEvent(this.ctx, event, this.#interrupt.signal);
     await this.#record([event], [result]);
     return { event, result };
   }
@@ -97,6 +116,7 @@ export class DeliveryWorker {
         durationMs: r.attempt.durationMs,
       };
       if (r.next.status === "delivered") log.debug("callback delivered", fields);
+      else if (r.attempt.error === INTERRUPTED) log.info("callback released at shutdown", fields);
       else log.warn("callback attempt failed", fields);
     });
   }

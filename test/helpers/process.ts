@@ -19,11 +19,24 @@ export interface Running {
   port: number;
 }
 
-export async function startProcess(env: Record<string, string>): Promise<Running> {
-  const port = freePort();
+/**
+ * Starts `deno run server/main.ts` on a free port (SHUTDOWN_DRAIN_MS 0 unless `env` sets it, so a
+ * stop does not wait for load balancers); `args` follow the script as `deno task start` passes them.
+ */
+export async function startProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<Running> {
+  const port = Number(env.PORT ?? freePort());
   const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...FLAGS, MAIN],
-    env: { HOME: Deno.env.get("HOME") ?? "/tmp", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    args: ["run", ...FLAGS, MAIN, ...args],
+    env: {
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      SHUTDOWN_DRAIN_MS: "0",
+      ...env,
+    },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

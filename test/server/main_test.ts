@@ -1,9 +1,12 @@
-/** The real entry point as a process: first start, restart, bad config, graceful stop. */
+/** The real entry point as a process: first start, restart, bad config, flags, graceful stop. */
 import assert from "node:assert/strict";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
+import { backends } from "../helpers/db.ts";
+import { prepareDatabase } from "./ops/fixture.ts";
 import {
   FLAGS,
+  freePort,
   MAIN,
   type Running,
   startProcess as start,
@@ -80,5 +83,49 @@ Deno.test({
     assert.match(text, /Invalid configuration/);
     assert.match(text, /PORT: expected a whole number/);
     assert.match(text, /TOKEN_TTL_SECONDS: expected a whole number from 60/);
+  },
+});
+
+Deno.test({
+  name: "deno task start: --host and --port win over HOST and PORT",
+  ...opts,
+  async fn() {
+    const db = await prepareDatabase(backends.at(-1)!);
+    const port = freePort();
+    const envPort = freePort();
+    try {
+      const running = await start(
+        { ...db.env, HOST: "127.0.0.2", PORT: String(envPort) },
+        ["--host", "127.0.0.1", `--port=${port}`],
+      );
+      try {
+        assert.match(running.output(), new RegExp(`listening on http://127\\.0\\.0\\.1:${port} `));
+        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+        assert.equal(health.status, 200);
+        await health.body?.cancel();
+        await assert.rejects(Deno.connect({ hostname: "127.0.0.2", port: envPort }));
+        await assert.rejects(Deno.connect({ hostname: "127.0.0.2", port }));
+      } finally {
+        assert.equal(await stop(running), 0);
+      }
+    } finally {
+      await db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "deno task start: an unknown flag stops startup naming it",
+  ...opts,
+  async fn() {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...FLAGS, MAIN, "--hots", "0.0.0.0"],
+      env: { HOME: Deno.env.get("HOME") ?? "/tmp" },
+      clearEnv: true,
+    }).output();
+    assert.equal(out.code, 1);
+    const text = new TextDecoder().decode(out.stderr);
+    assert.match(text, /Unknown option '--hots'/);
+    assert.match(text, /usage: \[--host ADDRESS\] \[--port PORT\]/);
   },
 });

@@ -25,6 +25,8 @@ export function serviceEnv(
     BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
     DATA_DIR: dataDir,
     LOG_LEVEL: "error",
+    // No load balancer to wait for: stop at once (tools/bench/processes.ts kills after 5 s).
+    SHUTDOWN_DRAIN_MS: "0",
     CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
     ...(poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
   };

@@ -5,7 +5,7 @@
  * local receiver), token issuance and the REST API against realistic data (10,000 agents, 50,000
  * customers, 100,000 sessions), the drain of a queued callback backlog, 50 launches clicked in
  * Chromium (click to session heading), then the same launch and REST runs with the server on all
- * cores (`deno serve --parallel`). Prints one table and writes
+ * cores (`deno task serve`: one process per core). Prints one table and writes
  * tools/bench/results/<date>.md.
  */
 import postgres from "postgres";
@@ -24,14 +24,21 @@ import { browserCases } from "./browser.ts";
 import { ratioText } from "./system.ts";
 import { renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
 import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./load.ts";
-import { freePort, have, peakRss, spawn as spawnIn, stop, waitFor } from "./processes.ts";
+import {
+  freePort,
+  have,
+  peakRss,
+  peakRssTree,
+  spawn as spawnIn,
+  stop,
+  waitFor,
+} from "./processes.ts";
 import {
   createBenchApp,
   maintain,
   serviceEnv,
   startReceiver,
   startServer,
-  startV8Flags,
   writeTokenScript,
 } from "./bench_service.ts";
 
@@ -49,7 +56,6 @@ const { agents: AGENTS, customers: CUSTOMERS, sessions: SESSIONS } = DATA;
 const PER_RUN = seconds * 3_000;
 const DRAIN = quick ? 10_000 : 100_000;
 const BROWSER_LAUNCHES = 50;
-const V8_FLAGS = await startV8Flags(root);
 
 const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
 const pgbench = (name: string, db: string, extra: string[]) =>
@@ -224,18 +230,9 @@ try {
 
   // The same launch and REST runs on all cores.
   const parallelPort = freePort();
+  // `deno task serve`: one server/main.ts per core (with the start task's heap caps).
   const parallel = spawn(
-    [
-      "serve",
-      "-A",
-      ...V8_FLAGS,
-      "--parallel",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(parallelPort),
-      "server/serve.ts",
-    ],
+    ["run", "-A", "server/serve.ts", "--host", "127.0.0.1", "--port", String(parallelPort)],
     env,
   );
   children.push(parallel);
@@ -251,7 +248,7 @@ try {
     await maintain(bench);
     multi.push(await wrk(name, url, 64, script));
   }
-  const rssParallel = await peakRss(parallel);
+  const rssParallel = await peakRssTree(parallel);
   await stop(parallel);
   const [{ launches }] =
     await bench`select count(*) as launches from launches where outcome = 'ok'`;

@@ -68,3 +68,15 @@ export async function stop(child: Deno.ChildProcess): Promise<void> {
 export async function peakRss(child: Deno.ChildProcess): Promise<number> {
   return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
 }
+
+/** The sum of the peak resident memory of a running child and of its own children, in MB. */
+export async function peakRssTree(child: Deno.ChildProcess): Promise<number> {
+  const pids = [child.pid];
+  for await (const task of Deno.readDir(`/proc/${child.pid}/task`)) {
+    const text = await Deno.readTextFile(`/proc/${child.pid}/task/${task.name}/children`);
+    pids.push(...text.split(" ").filter(Boolean).map(Number));
+  }
+  let sum = 0;
+  for (const pid of pids) sum += parsePeakRssMb(await Deno.readTextFile(`/proc/${pid}/status`));
+  return sum;
+}

@@ -1,0 +1,197 @@
+/**
+ * `deno task serve` (server/serve.ts), PostgreSQL only: it listens where its flags say (over
+ * HOST/PORT), logs JSON lines only, and SIGTERM drains and stops every process with exit 0.
+ */
+import assert from "node:assert/strict";
+import { postgresBackend, TEST_DATABASE_URL } from "../../helpers/db.ts";
+import { FLAGS, freePort } from "../../helpers/process.ts";
+import { PROCESS_ARGS } from "../../../server/ops/supervisor.ts";
+import { RawConnection } from "../../helpers/raw_http.ts";
+import { waitUntil } from "../../helpers/crm_server.ts";
+import { prepareDatabase } from "./fixture.ts";
+
+const ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** True when `hostname`:`port` refuses a connection. */
+async function refuses(hostname: string, port: number): Promise<boolean> {
+  try {
+    (await Deno.connect({ hostname, port })).close();
+    return false;
+  } catch (err) {
+    if (err instanceof Deno.errors.ConnectionRefused) return true;
+    throw err;
+  }
+}
+
+async function get(port: number, path: string) {
+  const conn = await RawConnection.open(port);
+  try {
+    return await conn.get(path);
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("deno task serve: its processes run with deno task start's permissions and heap caps", async () => {
+  const start = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks.start.command;
+  const v8 = start.split(" ").filter((w: string) => w.startsWith("--v8-flags="));
+  const own = PROCESS_ARGS.filter((a) => a.startsWith("--allow-") || a.startsWith("--v8-flags="));
+  assert.deepEqual(own, [...FLAGS, ...v8]);
+  assert.ok(PROCESS_ARGS.includes("--unstable-net"), "reusePort needs it");
+});
+
+Deno.test({
+  name: "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
+  ignore: !TEST_DATABASE_URL,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await prepareDatabase(postgresBackend);
+    const port = freePort();
+    const envPort = freePort();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["task", "serve", "--host", "127.0.0.1", "--port", String(port), "--processes", "2"],
+      cwd: ROOT,
+      env: {
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        ...db.env,
+        // What the flags must override: another address and port.
+        HOST: "127.0.0.2",
+        PORT: String(envPort),
+        LOG_LEVEL: "info",
+        SHUTDOWN_DRAIN_MS: "1000",
+        SHUTDOWN_TIMEOUT_MS: "6000",
+      },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let stdout = "";
+    let stderr = "";
+    const decoder = new TextDecoder();
+    const pumped = Promise.all([
+      (async () => {
+        for await (const c of child.stdout) stdout += decoder.decode(c, { stream: true });
+      })(),
+      (async () => {
+        for await (const c of child.stderr) stderr += decoder.decode(c, { stream: true });
+      })(),
+    ]);
+    const lines = () => stdout.split("\n").filter((line) => line);
+    const count = (msg: string) => lines().filter((l) => l.includes(`"msg":"${msg}"`)).length;
+    try {
+      await waitUntil(() => count("listening") === 2, "two processes listening", 60_000);
+      for (let i = 0; i < 6; i++) assert.equal((await get(port, "/healthz")).status, 200);
+      assert.ok(await refuses("127.0.0.2", port), "not bound beyond 127.0.0.1");
+      assert.ok(await refuses("127.0.0.1", envPort), "PORT lost to --port");
+      assert.ok(await refuses("127.0.0.2", envPort), "HOST lost to --host");
+      const signalled = performance.now();
+      child.kill("SIGTERM");
+      const draining = await waitUntil(
+        async () => {
+          const res = await get(port, "/readyz");
+          return res.status === 503 && res;
+        },
+        "/readyz to say draining",
+        2_000,
+      );
+      assert.deepEqual(JSON.parse(draining.body), { status: "draining" });
+      const { code } = await child.status;
+      const ms = performance.now() - signalled;
+      assert.equal(code, 0, stderr);
+      assert.ok(ms >= 1_000 && ms < 6_000, `stopped after ${Math.round(ms)} ms`);
+      await pumped;
+      for (const line of lines()) {
+        assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${line}`);
+      }
+      assert.equal(count("shutting down"), 2);
+      assert.equal(count("stopped"), 2);
+      assert.ok(count("request") >= 7, "request lines");
+    } catch (err) {
+      console.error(stdout, stderr);
+      throw err;
+    } finally {
+      // After a failure: SIGTERM, which `deno task` passes on (a SIGKILL would orphan serve.ts).
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      try {
+        child.kill("SIGTERM");
+      } catch { /* exited */ }
+      await child.status;
+      clearTimeout(timer);
+      await db.close();
+    }
+  },
+});
+
+/** The pids of `pid`'s children. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const text = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`);
+  return text.split(" ").filter(Boolean).map(Number);
+}
+
+/** True once `pid` is gone (or a zombie nobody reaped). */
+async function gone(pid: number): Promise<boolean> {
+  try {
+    return /^State:\s+Z/m.test(await Deno.readTextFile(`/proc/${pid}/status`));
+  } catch {
+    return true;
+  }
+}
+
+Deno.test({
+  name: "deno task serve: its processes stop by themselves when the supervisor is killed",
+  ignore: !TEST_DATABASE_URL,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await prepareDatabase(postgresBackend);
+    const port = freePort();
+    const supervisor = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts"],
+      cwd: ROOT,
+      env: {
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        ...db.env,
+        PORT: String(port),
+        LOG_LEVEL: "error",
+        SHUTDOWN_DRAIN_MS: "200",
+        SHUTDOWN_TIMEOUT_MS: "3000",
+      },
+      clearEnv: true,
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn();
+    let pids: number[] = [];
+    try {
+      await waitUntil(
+        async () => {
+          try {
+            return (await get(port, "/readyz")).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        "the service to be ready",
+        60_000,
+      );
+      pids = await childrenOf(supervisor.pid);
+      assert.equal(pids.length, navigator.hardwareConcurrency);
+      supervisor.kill("SIGKILL");
+      await supervisor.status;
+      for (const pid of pids) await waitUntil(() => gone(pid), `process ${pid} to stop`, 5_000);
+      assert.ok(await refuses("127.0.0.1", port));
+    } finally {
+      for (const pid of pids) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
+      try {
+        supervisor.kill("SIGKILL");
+      } catch { /* gone */ }
+      await supervisor.status;
+      await db.close();
+    }
+  },
+});
