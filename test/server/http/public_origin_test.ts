@@ -26,7 +26,7 @@ const BEHIND_PROXY = {
 async function originOf(env: Record<string, string>, headers: Record<string, string>) {
   const config = loadConfig(env);
   const app = new Hono();
-  app.get("/", (c) => c.text(`${requestOrigin(config, c)} ${publicOrigin(config, c)}`));
+  app.get("/", (c) => c.text(`${requestOrigin(config, c)} ${publicOrigin(config)}`));
   const [request, sentAway] = (await (await app.request("http://portal.test/", { headers }))
     .text()).split(" ");
   assert.equal(sentAway, "http://portal.test", "anything sent away is PUBLIC_URL");
