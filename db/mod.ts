@@ -51,7 +51,7 @@ export interface ConnectOptions {
   /** Called with the SQL text of each query sent to the server (used to count round trips). */
   onQuery?: (query: string) => void;
   /** Called with each notice the server raises (migrations report what they did this way). */
-  onNotice?: (message: string) => void;
+  onNotice?: (message: string, code?: string) => void; // observability: and its SQLSTATE
 }
 
 const driverOptions = {
@@ -75,7 +75,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   if (options.databaseUrl) {
     const sql = postgres(options.databaseUrl, {
       ...driverOptions,
-      onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
+      onnotice: (n: postgres.Notice) => options.onNotice?.(n.message ?? "", n.code),
       max: options.max ?? 10,
       ...(usesDenoSocket(options.databaseUrl, { PGSSL: Deno.env.get("PGSSL") })
         ? denoSocketOption
@@ -98,7 +98,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   const port = Number(server.getServerConn().split(":").pop());
   const sql = postgres({
     ...driverOptions,
-    onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
+    onnotice: (n: postgres.Notice) => options.onNotice?.(n.message ?? "", n.code),
     host: "127.0.0.1",
     port,
     user: "postgres",

@@ -6,8 +6,8 @@ import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { AppError, handleError } from "./http/errors.ts";
 import { completePagePolicy } from "./http/page_policy.ts";
-import { log } from "./log.ts";
-import { redactPath } from "./http/redact.ts";
+import { observeRequests } from "./observability/requests.ts";
+import { redactSpanUrls } from "./observability/tracing.ts";
 import { bodyLimitRules, limitBodies } from "./http/body_limit.ts";
 import { refuseNul } from "./http/nul.ts";
 import { apiV1 } from "./api/v1.ts";
@@ -54,19 +54,10 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
 
   // X-Request-Id: the caller's when it is 1-128 of [A-Za-z0-9_=-], else a new UUID; echoed.
   app.use("*", requestId({ limitLength: 128 }));
-  // Hand-written because hono/logger prints plain text: the service logs one JSON line per request.
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    log.info("request", {
-      method: c.req.method,
-      // Reset links carry their token in the path: never logged (server/http/redact.ts).
-      path: redactPath(c.req.path),
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      requestId: c.get("requestId"),
-    });
-  });
+  // One JSON log line per request (hono/logger prints plain text), its span named by route, its
+  // metrics (server/observability/requests.ts); secrets stay out of span URLs (tracing.ts).
+  redactSpanUrls();
+  app.use("*", observeRequests(deps.config));
   app.use("*", securityHeaders(deps.config.publicUrl));
   app.use("*", completePagePolicy());
   // Before any guard or route reads a body: every path's body limit from one table (413), then
@@ -106,12 +97,13 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   app.route(deps.config.portalPrefix, portalRoutes(deps));
   app.route("/admin", adminScreens(deps));
 
-  app.notFound((c) =>
-    handleError(
+  app.notFound((c) => {
+    c.set("errorCode", "route_not_found");
+    return handleError(
       new AppError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`),
       c,
-    )
-  );
+    );
+  });
   app.onError(handleError);
   return app;
 }

@@ -66,6 +66,10 @@ export interface Config {
   shutdownDrainMs: number;
   /** After SIGTERM/SIGINT: the process has exited within this. */
   shutdownTimeoutMs: number;
+  /** Port of GET /metrics (Prometheus text format); null: not served. */
+  metricsPort: number | null;
+  /** Address the metrics listener binds (loopback by default). */
+  metricsHost: string;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -184,6 +188,15 @@ const envSchema = z.object({
   PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
   SHUTDOWN_DRAIN_MS: intText(5_000, 0, 300_000),
   SHUTDOWN_TIMEOUT_MS: intText(15_000, 1_000, 600_000),
+  METRICS_PORT: optionalText.pipe(
+    z.string().optional().transform((v, ctx) => {
+      if (v === undefined) return null;
+      if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535) return Number(v);
+      ctx.addIssue({ code: "custom", message: "expected a port from 1 to 65535 (unset: off)" });
+      return z.NEVER;
+    }),
+  ),
+  METRICS_HOST: z.string().trim().optional().transform((v) => v || "127.0.0.1"),
 });
 
 function isOrigin(value: string): boolean {
@@ -274,5 +287,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
   };
 }

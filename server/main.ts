@@ -5,11 +5,12 @@
  */
 import { type Service, startService } from "./service.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { log } from "./log.ts";
-import { LAUNCH_ROUTE } from "./launch/contract.ts";
+import { log, startFailure } from "./log.ts";
 import { DataDirLocked } from "../db/data_dir_lock.ts";
 import { type Flags, parseFlags, UsageError } from "./ops/cli.ts";
 import { shutDown } from "./ops/shutdown.ts";
+import { type MetricsListener, serveMetrics } from "./observability/metrics_server.ts";
+import { startBanner, startRecord } from "./observability/start_record.ts";
 
 let config: Config, flags: Flags;
 try {
@@ -17,7 +18,7 @@ try {
   config = loadConfig({ ...Deno.env.toObject(), ...flags.env });
 } catch (err) {
   if (!(err instanceof ConfigError || err instanceof UsageError)) throw err;
-  console.error(err.message);
+  startFailure(err.message);
   Deno.exit(1);
 }
 
@@ -26,10 +27,26 @@ try {
   service = await startService(config);
 } catch (err) {
   if (!(err instanceof DataDirLocked)) throw err;
-  console.error(err.message);
+  startFailure(err.message);
   Deno.exit(1);
 }
-const { publicUrl, portalPrefix } = config;
+
+// GET /metrics on METRICS_PORT (loopback by default). The processes of `deno task serve` share
+// one environment: each takes the first free port from METRICS_PORT up.
+let metrics: MetricsListener | null = null;
+if (config.metricsPort !== null) {
+  try {
+    metrics = serveMetrics(config.metricsHost, config.metricsPort, flags.supervised ? 64 : 1);
+  } catch (err) {
+    startFailure(
+      `METRICS_PORT: cannot listen on ${config.metricsHost}:${config.metricsPort}: ${
+        (err as Error).message
+      }`,
+    );
+    await service.close();
+    Deno.exit(1);
+  }
+}
 
 const server = Deno.serve({
   hostname: config.host,
@@ -38,48 +55,20 @@ const server = Deno.serve({
   reusePort: flags.reusePort,
   onListen: ({ hostname, port }) => {
     service.dataDirLock?.setPort(port).catch(() => {});
-    // Under serve.ts the log is JSON lines only: one line instead of the banner.
-    if (flags.supervised) {
-      return log.info("listening", { url: `http://${hostname}:${port}`, ...service.migrated });
-    }
-    const lines = [
-      `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
-      `  database:   ${
-        service.db.mode === "embedded"
-          ? `embedded PGlite in ${config.dataDir}/pglite`
-          : "PostgreSQL (DATABASE_URL)"
-      }`,
-      `  launch:     POST ${publicUrl}${portalPrefix}${
-        LAUNCH_ROUTE.replace(":app_name", "<app_name>")
-      }`,
-      `  token:      POST ${publicUrl}/api/v1/oauth2/token`,
-      `  admin API:  ${publicUrl}/api/v1/admin`,
-      `  health:     ${publicUrl}/healthz, ${publicUrl}/readyz`,
-    ];
-    const { migrations, functions } = service.migrated;
-    if (migrations.length) lines.push(`  migrations applied: ${migrations.join(", ")}`);
-    if (functions.length) lines.push(`  functions applied: ${functions.join(", ")}`);
-    const demo = service.demo;
-    if (demo) {
-      lines.push(
-        "",
-        "First start: demo data created. These secrets are printed only once; save them now.",
-        `  admin login:   ${demo.adminEmail} / ${demo.adminPassword}`,
-        `  demo app:      ${demo.appName}   API key: ${demo.apiKey}`,
-        `  launch URL:    ${demo.launchUrl}`,
-        `  API client:    client_id=${demo.clientId}  client_secret=${demo.clientSecret}`,
-        "  get a token:",
-        `    curl -s -X POST ${publicUrl}/api/v1/oauth2/token -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials`,
-        "  mock CRM with <portal-launcher> (another terminal), then open http://localhost:8001/:",
-        `    PORTAL_API_KEY=${demo.apiKey} PORTAL_CALLBACK_SECRET=${demo.callbackSecret} ` +
-          `PORTAL_URL=${publicUrl}${config.portalPrefix} deno task demo`,
-        demo.callbacks
-          ? "  callbacks: the demo app calls the mock CRM back at http://localhost:8001/callbacks"
-          : "  callbacks: off for the demo (localhost is a private address); to see them, start " +
-            "the first time with CALLBACK_ALLOW_PRIVATE_NETWORKS=true",
-      );
-    }
-    console.log(lines.join("\n"));
+    const facts = {
+      url: `http://${hostname}:${port}`,
+      publicUrl: config.publicUrl,
+      portalPrefix: config.portalPrefix,
+      database: service.db.mode === "embedded"
+        ? `embedded PGlite in ${config.dataDir}/pglite`
+        : "PostgreSQL (DATABASE_URL)",
+      metricsUrl: metrics?.url ?? null,
+      migrated: service.migrated,
+      demo: service.demo,
+    };
+    // The log is JSON lines from the first to the last; people at a terminal get a banner.
+    if (Deno.stdout.isTerminal()) console.log(startBanner(facts));
+    else log.always("listening", startRecord(facts));
   },
 }, service.app.fetch);
 

@@ -26,6 +26,9 @@ import { TokenSource } from "./callbacks/oauth_client.ts";
 import type { Resolver } from "./callbacks/destination.ts";
 import { AppCache } from "./launch/app_cache.ts";
 import { Drain } from "./ops/drain.ts";
+import { instrument } from "../db/instrument.ts";
+import { observeService } from "./observability/instruments.ts";
+import { logDatabaseNotice } from "./observability/notices.ts";
 
 /** A started service. */
 export interface Service {
@@ -65,8 +68,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       max: config.databasePoolSize,
-      onNotice: (message) => log.info("database notice", { message }),
+      onNotice: logDatabaseNotice,
     });
+  // Query spans and pool use (db/instrument.ts): every query of this service goes through it.
+  db.sql = instrument(db.sql);
   try {
     const migrated = await migrate(db.sql);
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
@@ -131,6 +136,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (options.deliveryWorker !== false) deliveries.start();
     mail?.start();
     const drain = new Drain();
+    const unobserve = observeService({
+      sql: db.sql,
+      poolSize: db.mode === "embedded" ? 1 : config.databasePoolSize,
+      draining: () => drain.draining,
+    });
     return {
       app: buildApp(deps, drain),
       drain,
@@ -140,6 +150,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       demo,
       dataDirLock,
       close: async () => {
+        unobserve();
         stopHousekeeping();
         await deliveries.stop();
         await mail?.stop();

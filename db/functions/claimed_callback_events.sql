@@ -3,7 +3,7 @@
 create or replace function claimed_callback_events(ids bigint[])
 returns table (
   id bigint, webhook_id text, app_id bigint, session_id bigint, reference_id text, type text,
-  payload jsonb, attempts integer, app json, crm json
+  payload jsonb, attempts integer, app json, crm json, traceparent text
 )
 language plpgsql
 volatile
@@ -25,7 +25,8 @@ begin
     ),
     (select json_build_object('instanceUrl', x.instance_url,
         'oauthTokenSealed', x.oauth_token_sealed)
-      from session_crm_contexts x where x.session_id = e.session_id)
+      from session_crm_contexts x where x.session_id = e.session_id),
+    e.traceparent
   from callback_events e join apps a on a.id = e.app_id
   where e.id = any(ids)
   order by e.id;

@@ -3,14 +3,17 @@
 -- (reference, status, assignee, customer) merged with each event's `extra`, only when the
 -- session has a referenceId and its app has a callback URL and subscribes to that type. Returns
 -- how many were written. Called by launch_apply and by db/queries/callback_events.ts.
+-- `p_traceparent` is the W3C trace context of the change (null outside a trace), kept with each
+-- event so that its delivery span links back to the change (migration 00021).
 -- PL/pgSQL so a connection plans its statement once (migration 00017).
 create or replace function emit_callback_events(p_session_id bigint, p_events jsonb,
-  p_timestamp text)
+  p_timestamp text, p_traceparent text)
 returns integer language plpgsql as $$
 declare
   written integer;
 begin
-  insert into callback_events (webhook_id, app_id, session_id, reference_id, type, payload)
+  insert into callback_events (webhook_id, app_id, session_id, reference_id, type, payload,
+    traceparent)
   select 'msg_' || replace(gen_random_uuid()::text, '-', ''), a.id, s.id, s.reference_id,
     e ->> 'type',
     jsonb_build_object(
@@ -26,7 +29,8 @@ begin
         'customer', (select jsonb_build_object('id', c.id, 'externalId', c.external_id,
           'email', c.email) from customers c where c.id = s.customer_id)
       ) || coalesce(e -> 'extra', '{}'::jsonb)
-    )
+    ),
+    p_traceparent
   from sessions s
     join apps a on a.id = s.app_id
     cross join jsonb_array_elements(p_events) with ordinality as x(e, n)

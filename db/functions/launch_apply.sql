@@ -364,7 +364,7 @@ begin
       s_status, s_assignee,
       case when s_id is null or ((se ->> 'assign')::boolean and s_status = 'open')
         then (agent ->> 'id')::bigint else s_assignee end, true),
-    l ->> 'eventTimestamp');
+    l ->> 'eventTimestamp', l ->> 'traceparent');
 
   result := jsonb_build_object(
     'launchId', v_launch,

@@ -4,6 +4,7 @@
  * of processes share the work), and finished with their attempt recorded in one statement.
  */
 import { jsonb, type Sql, type Tx } from "../mod.ts";
+import { traceparent } from "../instrument.ts";
 
 /** One event to emit on a session: its type and what it adds to `data`. */
 export interface EventToEmit {
@@ -16,7 +17,7 @@ export interface EventToEmit {
  * emit_callback_events (also used by the launch function): a snapshot of the session (reference,
  * status, assignee, customer) merged with each event's `extra`, only when the session has a
  * referenceId and its app has a callback URL and subscribes to that type. Returns how many were
- * written.
+ * written. Each event keeps the active span's trace context (its delivery links to the change).
  */
 export async function insertCallbackEvents(
   tx: Tx,
@@ -26,7 +27,8 @@ export async function insertCallbackEvents(
 ): Promise<number> {
   if (!events.length) return 0;
   const [row] = await tx<{ n: number }[]>`
-    select emit_callback_events(${sessionId}, ${jsonb(tx, events)}::jsonb, ${timestamp}) as n
+    select emit_callback_events(${sessionId}, ${jsonb(tx, events)}::jsonb, ${timestamp},
+      ${traceparent()}) as n
   `;
   return row.n;
 }
@@ -62,7 +64,7 @@ export async function insertSessionChangeEvents(
         order by n), '[]'::jsonb)
       from jsonb_array_elements(session_callback_types(false, ${c.statusFrom}, ${c.statusTo},
         ${c.assigneeFrom}::bigint, ${c.assigneeTo}::bigint, ${c.updated})) with ordinality x(t, n)
-    ), ${timestamp}) as n
+    ), ${timestamp}, ${traceparent()}) as n
   `;
   return row.n;
 }
@@ -93,6 +95,8 @@ export interface ClaimedEvent {
   };
   /** The session's CRM context (Canvas-style launches), when there is one. */
   crm: { instanceUrl: string; oauthTokenSealed: string | null } | null;
+  /** The W3C trace context of the change that emitted it (null outside a trace). */
+  traceparent?: string | null;
 }
 
 function claimed(rows: ClaimedEvent[]): ClaimedEvent[] {
@@ -140,10 +144,11 @@ export async function insertClaimedPing(
   leaseMs: number,
 ): Promise<ClaimedEvent | null> {
   const [ping] = await sql`
-    insert into callback_events (webhook_id, app_id, type, payload, status, attempts, lease_until)
+    insert into callback_events (webhook_id, app_id, type, payload, status, attempts, lease_until,
+      traceparent)
     select 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, 'ping',
       ${jsonb(sql, payload)}, 'delivering', 1,
-      now() + ${leaseMs} * interval '1 millisecond'
+      now() + ${leaseMs} * interval '1 millisecond', ${traceparent()}
     from apps where id = ${appId} and callback_url is not null
     returning id
   `;
@@ -279,6 +284,23 @@ export async function dropCrmToken(sql: Sql, sessionId: number): Promise<void> {
     update session_crm_contexts set oauth_token_sealed = null, updated_at = now()
     where session_id = ${sessionId}
   `;
+}
+
+/**
+ * The outbox's backlog: events not yet delivered or given up (pending or being delivered) and
+ * the age of the oldest of them in seconds (0 when there is none). Read through the partial
+ * index of those events.
+ */
+export async function outboxStats(
+  sql: Sql,
+): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const [row] = await sql<{ pending: number; oldestAgeSeconds: number }[]>`
+    select count(*)::integer as pending,
+      coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
+    from callback_events
+    where status in ('pending', 'delivering')
+  `;
+  return row;
 }
 
 /** Deletes finished events older than `days` (housekeeping). */

@@ -5,6 +5,7 @@
 import type postgres from "postgres";
 import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
 import { sqlState } from "../errors.ts";
+import { traceparent } from "../instrument.ts";
 import type { UserFields } from "./users.ts";
 
 /** The agent's fields a launch writes (the parsed payload's agent, server/launch/payload.ts). */
@@ -112,7 +113,12 @@ const DRY_RUN_DONE = "PLL03";
 export async function applyLaunch(sql: Tx, input: LaunchInput): Promise<LaunchOutcome> {
   // Serialized once by the driver (dates become ISO strings, as the function reads them); the
   // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
-  const args = { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null };
+  // traceparent: the request's trace context, kept with the callback events it emits.
+  const args = {
+    ...input,
+    userAgent: input.userAgent?.slice(0, 256) ?? null,
+    traceparent: traceparent(),
+  };
   // U+0000 never gets here: the request is refused at the boundary (server/http/nul.ts).
   return await callLaunchApply(sql, args);
 }

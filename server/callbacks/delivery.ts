@@ -22,6 +22,7 @@ import { checkDestination, DestinationRefused, type Resolver } from "./destinati
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
 import { timeout } from "./timeout.ts";
+import { inDeliverySpan } from "../observability/tracing.ts";
 
 /** Delivery settings (from the configuration). */
 export interface DeliverySettings {
@@ -192,12 +193,31 @@ export interface Delivered {
 /** The error an attempt records when its process stopped it (its event is due again at once). */
 export const INTERRUPTED = "interrupted: the process shut down before an answer";
 
+/** What an attempt came to: delivered, retry, failed (given up) or released (at shutdown). */
+export function deliveryResult(d: Delivered): "delivered" | "retry" | "failed" | "released" {
+  if (d.next.status === "pending") return d.attempt.error === INTERRUPTED ? "released" : "retry";
+  return d.next.status;
+}
+
 /**
- * Delivers one claimed event once (with one token renewal after a 401). When `interrupt` aborts
- * (the process is shutting down), the attempt is abandoned at once, whatever it was waiting for,
- * and its event released: pending and due now, for any process to take.
+ * Delivers one claimed event once (with one token renewal after a 401), in its own span linked
+ * to the change that emitted it. When `interrupt` aborts (the process is shutting down), the
+ * attempt is abandoned at once, whatever it was waiting for, and its event released: pending and
+ * due now, for any process to take.
  */
-export async function deliverEvent(
+export function deliverEvent(
+  ctx: DeliveryContext,
+  e: ClaimedEvent,
+  interrupt?: AbortSignal,
+): Promise<Delivered> {
+  return inDeliverySpan(
+    { ...e, appName: e.app.appName },
+    () => deliverUntraced(ctx, e, interrupt),
+    (d) => ({ result: deliveryResult(d), statusCode: d.attempt.statusCode }),
+  );
+}
+
+async function deliverUntraced(
   ctx: DeliveryContext,
   e: ClaimedEvent,
   interrupt?: AbortSignal,

@@ -17,7 +17,14 @@ import type { ClaimedEvent } from "../../db/queries/callback_events.ts";
 import { log } from "../log.ts";
 import { PollingLoop } from "../background/polling_loop.ts";
 import { CLAIM_BATCH } from "./contract.ts";
-import { type Delivered, deliverEvent, type DeliveryContext, INTERRUPTED } from "./delivery.ts";
+import {
+  type Delivered,
+  deliverEvent,
+  type DeliveryContext,
+  deliveryResult,
+  INTERRUPTED,
+} from "./delivery.ts";
+import { deliveries, deliveryDuration } from "../observability/instruments.ts";
 
 /** How long a claim lasts: the attempt's deadline (3 × timeout) and a margin. */
 export function leaseMs(timeoutMs: number): number {
@@ -99,14 +106,17 @@ export class DeliveryWorker {
     return { event, result };
   }
 
-  /** Records a batch's attempts in one statement, then logs each. */
+  /** Records a batch's attempts in one statement, then logs and counts each (metrics). */
   async #record(events: ClaimedEvent[], results: Delivered[]): Promise<void> {
     await finishAttempts(
       this.ctx.sql,
       events.map((e, i) => ({ eventId: e.id, attempt: results[i].attempt, next: results[i].next })),
     );
-    events.forEach(({ id, type }, i) => {
+    events.forEach(({ id, type, app }, i) => {
       const r = results[i];
+      const result = deliveryResult(r);
+      deliveries.add({ app: app.appName, result });
+      deliveryDuration.record({ result }, r.attempt.durationMs / 1000);
       const fields = {
         event: id,
         type,

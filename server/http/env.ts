@@ -11,5 +11,14 @@ export interface AppEnv {
     cspNonce?: string;
     /** The signed-in portal agent, set by the portal's guard (portal/guard.ts). */
     agent?: Login;
+    /** The launch this request made, re-entered or recorded as failed (the request log's). */
+    launchId?: number;
+    /** A launch that re-entered its session (a replay from the browser that made it). */
+    launchReentered?: boolean;
+    /**
+     * The error code of a refusal a route answered itself (the launch's HTML error page, an
+     * unknown route) rather than through the error handler (which leaves it in `c.error`).
+     */
+    errorCode?: string;
   };
 }

@@ -87,13 +87,14 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       if (!dryRun && launchApp) {
         // Every attempt for a known app is in the launch log, an unexpected failure too (then
         // rethrown: a 500).
-        await recordFailure(deps, refusal, {
+        const recorded = await recordFailure(deps, refusal, {
           app: launchApp,
           clientAddress: address,
           userAgent: c.req.header("User-Agent") ?? null,
           payload,
           warnings,
         });
+        if (recorded !== null) c.set("launchId", recorded);
       } else if (!dryRun && refusal?.code === "app_not_found") {
         countUnknownApp(unknownApps, appName, address);
       }

@@ -181,6 +181,7 @@ export function landed(
   launchId: number,
   body: { agentId?: number; customerId?: number; warnings: LaunchWarning[] },
 ): Response {
+  c.set("launchId", launchId);
   const redirectUrl = `${requestOrigin(config, c)}${config.portalPrefix}/sessions/${sessionId}` +
     `?launch=${launchId}`;
   if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
@@ -214,7 +215,9 @@ export async function reenterSession(
     appId: app.id,
     replayKey: replay.key,
   });
-  return found ? landed(c, deps.config, found.sessionId, found.launchId, { warnings: [] }) : null;
+  if (!found) return null;
+  c.set("launchReentered", true);
+  return landed(c, deps.config, found.sessionId, found.launchId, { warnings: [] });
 }
 
 /** Failure step: counts a failure against the client address (a 429 itself does not count). */
@@ -242,14 +245,15 @@ export interface FailedAttempt {
 
 /**
  * Failure step: writes the failed attempt to the launch log, an unexpected failure (`refusal`
- * null) as `internal_error`. A failure to write is logged, never thrown.
+ * null) as `internal_error`; returns its launch-log id. A failure to write is logged, never
+ * thrown (then null).
  */
 export async function recordFailure(
   deps: Pick<Deps, "sql">,
   refusal: AppError | null,
   attempt: FailedAttempt,
-): Promise<void> {
-  await insertFailedLaunch(deps.sql, {
+): Promise<number | null> {
+  return await insertFailedLaunch(deps.sql, {
     appId: attempt.app.id,
     appName: attempt.app.appName,
     outcome: refusal?.code ?? "internal_error",
@@ -258,7 +262,10 @@ export async function recordFailure(
     userAgent: attempt.userAgent,
     payload: attempt.payload,
     warnings: attempt.warnings,
-  }).catch((e) => log.error("cannot record failed launch", { error: e.message }));
+  }).catch((e) => {
+    log.error("cannot record failed launch", { error: e.message });
+    return null;
+  });
 }
 
 /** Launches for apps that do not exist, counted by one instance of the launch routes. */
@@ -295,6 +302,7 @@ export function answerFailure(
   app: Pick<LaunchApp, "frameAncestors"> | null,
 ): Response {
   if (!(err instanceof AppError) || !prefersHtml(c)) throw err;
+  c.set("errorCode", err.code);
   const origins = app?.frameAncestors ?? [];
   c.header("Content-Security-Policy", frameAncestorsCsp(origins));
   return c.html(errorPage(err, origins, cspNonce(c)), err.status);

@@ -49,7 +49,7 @@ export async function startProcess(
   pump(process.stdout);
   pump(process.stderr);
   const deadline = Date.now() + 60_000;
-  while (!text.includes("listening on")) {
+  while (!/"msg":"listening"|listening on/.test(text)) {
     if (Date.now() > deadline) throw new Error(`no start within 60 s:\n${text}`);
     const status = await Promise.race([
       process.status,
@@ -64,4 +64,12 @@ export async function startProcess(
 export async function stopProcess(running: Running): Promise<number> {
   running.process.kill("SIGTERM");
   return (await running.process.status).code;
+}
+
+/** The start record (`"msg":"listening"`) of a process's output, parsed. */
+// deno-lint-ignore no-explicit-any
+export function startRecordOf(output: string): Record<string, any> {
+  const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
+  if (!line) throw new Error(`no start record in:\n${output}`);
+  return JSON.parse(line);
 }

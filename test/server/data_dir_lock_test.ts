@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DataDirLocked, lockDataDir } from "../../db/data_dir_lock.ts";
-import { startProcess } from "../helpers/process.ts";
+import { startProcess, startRecordOf } from "../helpers/process.ts";
 import { signLaunch } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
 
@@ -45,10 +45,7 @@ Deno.test(
     try {
       const first = await startProcess({ DATA_DIR: dataDir });
       const base = `http://127.0.0.1:${first.port}`;
-      const out = first.output();
-      const apiKey = out.match(/API key: (\S+)/)![1];
-      const clientId = out.match(/client_id=(\S+)/)![1];
-      const clientSecret = out.match(/client_secret=(\S+)/)![1];
+      const { apiKey, clientId, clientSecret } = startRecordOf(first.output()).demo;
       const launches = 25;
       for (let i = 0; i < launches; i++) {
         const res = await fetch(`${base}/portal/api/auth/app/demo`, {

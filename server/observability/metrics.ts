@@ -1,0 +1,223 @@
+/**
+ * One set of instruments, two ways out. Each counter, histogram and gauge of the registry keeps
+ * its own values, which `render()` writes in the Prometheus text format (GET /metrics on
+ * METRICS_PORT), and records the same measurements through `@opentelemetry/api`, which Deno
+ * exports over OTLP when OTEL_DENO=true (without it those calls do nothing). An instrument is
+ * named the OpenTelemetry way (`portal.launches`, unit `{launch}`); its Prometheus name is the one
+ * an OpenTelemetry Collector's Prometheus exporter would give it: dots become underscores, a unit
+ * of seconds adds `_seconds`, a counter adds `_total` (`portal_launches_total`).
+ */
+import { type Attributes, metrics as otel } from "@opentelemetry/api";
+
+const meter = otel.getMeter("portal-launcher");
+
+/** Label values by label name. */
+export type Labels<L extends string> = Record<L, string>;
+
+/** What every instrument is described by. */
+export interface InstrumentSpec<L extends string> {
+  /** OpenTelemetry name, dotted: `portal.launches`. */
+  name: string;
+  /** UCUM unit: `s`, or an annotation such as `{launch}`. */
+  unit: string;
+  help: string;
+  labels: readonly L[];
+}
+
+/** One gauge reading. */
+export interface Sample<L extends string> {
+  labels: Labels<L>;
+  value: number;
+}
+
+/** The Prometheus name of an instrument (the Collector's translation of its OpenTelemetry name). */
+export function prometheusName(
+  spec: { name: string; unit: string },
+  kind: "counter" | "gauge" | "histogram",
+): string {
+  const base = spec.name.replaceAll(".", "_") + (spec.unit === "s" ? "_seconds" : "");
+  return kind === "counter" ? `${base}_total` : base;
+}
+
+function escapeLabel(value: string): string {
+  return value.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll('"', '\\"');
+}
+
+function labelText(names: readonly string[], values: readonly string[], extra = ""): string {
+  const pairs = names.map((n, i) => `${n}="${escapeLabel(values[i])}"`);
+  if (extra) pairs.push(extra);
+  return pairs.length ? `{${pairs.join(",")}}` : "";
+}
+
+function numberText(value: number): string {
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return Number.isNaN(value) ? "NaN" : String(value);
+}
+
+function header(name: string, help: string, kind: string): string[] {
+  return [
+    `# HELP ${name} ${help.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`,
+    `# TYPE ${name} ${kind}`,
+  ];
+}
+
+interface Family {
+  render(): Promise<string[]>;
+}
+
+/** A monotonic counter with labels. */
+export class Counter<L extends string> implements Family {
+  readonly prometheusName: string;
+  #values = new Map<string, { labels: string[]; value: number }>();
+  #otel;
+
+  constructor(readonly spec: InstrumentSpec<L>) {
+    this.prometheusName = prometheusName(spec, "counter");
+    this.#otel = meter.createCounter(spec.name, { unit: spec.unit, description: spec.help });
+  }
+
+  /** Adds `value` (default 1) to the series of `labels`. */
+  add(labels: Labels<L>, value = 1): void {
+    const values = this.spec.labels.map((name) => labels[name]);
+    const key = values.join("\u0001");
+    const series = this.#values.get(key);
+    if (series) series.value += value;
+    else this.#values.set(key, { labels: values, value });
+    this.#otel.add(value, labels as Attributes);
+  }
+
+  /** The current value of one series (0 when it never moved). */
+  value(labels: Labels<L>): number {
+    return this.#values.get(this.spec.labels.map((name) => labels[name]).join("\u0001"))?.value ??
+      0;
+  }
+
+  render(): Promise<string[]> {
+    const lines = header(this.prometheusName, this.spec.help, "counter");
+    for (const { labels, value } of this.#values.values()) {
+      lines.push(`${this.prometheusName}${labelText(this.spec.labels, labels)} ${value}`);
+    }
+    return Promise.resolve(lines);
+  }
+}
+
+/** A histogram with labels and fixed bucket bounds (the same bounds in both exports). */
+export class Histogram<L extends string> implements Family {
+  readonly prometheusName: string;
+  #values = new Map<string, { labels: string[]; counts: number[]; sum: number; count: number }>();
+  #otel;
+
+  constructor(readonly spec: InstrumentSpec<L> & { buckets: readonly number[] }) {
+    this.prometheusName = prometheusName(spec, "histogram");
+    this.#otel = meter.createHistogram(spec.name, {
+      unit: spec.unit,
+      description: spec.help,
+      advice: { explicitBucketBoundaries: [...spec.buckets] },
+    });
+  }
+
+  /** Records one measurement in the series of `labels`. */
+  record(labels: Labels<L>, value: number): void {
+    const values = this.spec.labels.map((name) => labels[name]);
+    const key = values.join("\u0001");
+    let series = this.#values.get(key);
+    if (!series) {
+      series = { labels: values, counts: this.spec.buckets.map(() => 0), sum: 0, count: 0 };
+      this.#values.set(key, series);
+    }
+    const bucket = this.spec.buckets.findIndex((bound) => value <= bound);
+    if (bucket >= 0) series.counts[bucket]++;
+    series.sum += value;
+    series.count++;
+    this.#otel.record(value, labels as Attributes);
+  }
+
+  render(): Promise<string[]> {
+    const name = this.prometheusName;
+    const lines = header(name, this.spec.help, "histogram");
+    for (const { labels, counts, sum, count } of this.#values.values()) {
+      let cumulative = 0;
+      this.spec.buckets.forEach((bound, i) => {
+        cumulative += counts[i];
+        const le = `le="${numberText(bound)}"`;
+        lines.push(`${name}_bucket${labelText(this.spec.labels, labels, le)} ${cumulative}`);
+      });
+      lines.push(`${name}_bucket${labelText(this.spec.labels, labels, 'le="+Inf"')} ${count}`);
+      lines.push(`${name}_sum${labelText(this.spec.labels, labels)} ${sum}`);
+      lines.push(`${name}_count${labelText(this.spec.labels, labels)} ${count}`);
+    }
+    return Promise.resolve(lines);
+  }
+}
+
+/** A gauge read when it is exported: `collect` answers its samples then (none: no line). */
+export class Gauge<L extends string> implements Family {
+  readonly prometheusName: string;
+
+  constructor(
+    readonly spec: InstrumentSpec<L>,
+    private readonly collect: () => Promise<Sample<L>[]>,
+  ) {
+    this.prometheusName = prometheusName(spec, "gauge");
+    meter.createObservableGauge(spec.name, { unit: spec.unit, description: spec.help })
+      .addCallback(async (result) => {
+        for (const { labels, value } of await this.#read()) {
+          result.observe(value, labels as Attributes);
+        }
+      });
+  }
+
+  /** The samples; none when reading them failed (the gauge is left out, nothing else). */
+  async #read(): Promise<Sample<L>[]> {
+    try {
+      return await this.collect();
+    } catch {
+      return [];
+    }
+  }
+
+  async render(): Promise<string[]> {
+    const lines = header(this.prometheusName, this.spec.help, "gauge");
+    for (const { labels, value } of await this.#read()) {
+      const values = this.spec.labels.map((name) => labels[name]);
+      lines.push(
+        `${this.prometheusName}${labelText(this.spec.labels, values)} ${numberText(value)}`,
+      );
+    }
+    return lines;
+  }
+}
+
+/** The instruments of this process, in the order /metrics lists them. */
+export class Registry {
+  #families: Family[] = [];
+
+  /** A new counter. */
+  counter<L extends string>(spec: InstrumentSpec<L>): Counter<L> {
+    return this.#add(new Counter(spec));
+  }
+
+  /** A new histogram. */
+  histogram<L extends string>(
+    spec: InstrumentSpec<L> & { buckets: readonly number[] },
+  ): Histogram<L> {
+    return this.#add(new Histogram(spec));
+  }
+
+  /** A new gauge read by `collect`. */
+  gauge<L extends string>(spec: InstrumentSpec<L>, collect: () => Promise<Sample<L>[]>): Gauge<L> {
+    return this.#add(new Gauge(spec, collect));
+  }
+
+  #add<F extends Family>(family: F): F {
+    this.#families.push(family);
+    return family;
+  }
+
+  /** Every instrument in the Prometheus text format (version 0.0.4). */
+  async render(): Promise<string> {
+    const blocks = await Promise.all(this.#families.map((f) => f.render()));
+    return blocks.flat().join("\n") + "\n";
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Traces through Deno's built-in OpenTelemetry (OTEL_DENO=true): Deno makes the server span of
+ * every request and the client span of every fetch; this module names server spans by route,
+ * keeps secrets out of their URLs, and makes the span of each callback delivery, linked to the
+ * change that emitted the event (its stored traceparent). With tracing off, it does nothing.
+ */
+import {
+  context,
+  type Link,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type TraceFlags,
+} from "@opentelemetry/api";
+import { TRACING } from "../../db/instrument.ts";
+import { redactPath } from "../http/redact.ts";
+
+const tracer = trace.getTracer("portal-launcher");
+
+/**
+ * A URL as spans may carry it: no query, fragment or credentials, and the path redacted by the
+ * request log's rule (server/http/redact.ts: reset tokens and token-shaped segments become `…`).
+ */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${redactPath(parsed.pathname)}`;
+  } catch {
+    return redactPath(url.split(/[?#]/, 1)[0]);
+  }
+}
+
+const PATCHED = Symbol.for("portal-launcher.redacted-span-urls");
+
+/**
+ * Makes every span's URL attributes safe. Deno sets `url.full`, `url.path` and `url.query` on
+ * its server and fetch spans from the raw request before any of our code runs, and setting them
+ * again adds a second attribute rather than replacing the first. So the setter of Deno's span
+ * class is wrapped once, before the first request: `url.full` is kept redacted (redactUrl),
+ * `url.path` redacted, `url.query` dropped. The span class is reached through a span that is
+ * never ended (an unended span is never exported).
+ */
+export function redactSpanUrls(): void {
+  if (!TRACING) return;
+  const proto = Object.getPrototypeOf(tracer.startSpan("url redaction probe")) as
+    & Record<symbol, boolean>
+    & { setAttribute(key: string, value: unknown): unknown };
+  if (proto[PATCHED] || typeof proto.setAttribute !== "function") return;
+  const setAttribute = proto.setAttribute;
+  proto.setAttribute = function (this: unknown, key: string, value: unknown) {
+    if (typeof value === "string") {
+      if (key === "url.query") return this;
+      if (key === "url.full") value = redactUrl(value);
+      else if (key === "url.path") value = redactPath(value);
+    }
+    return setAttribute.call(this, key, value);
+  };
+  proto[PATCHED] = true;
+}
+
+/** Names the request's server span by its route (`POST /portal/api/auth/app/:app_name`). */
+export function nameServerSpan(method: string, route: string | undefined): void {
+  if (!TRACING || !route) return;
+  const span = trace.getActiveSpan();
+  span?.updateName(`${method} ${route}`);
+  span?.setAttribute("http.route", route);
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The span a stored W3C traceparent names, as a link (null when there is none or it is bad). */
+export function linkTo(traceparent: string | null | undefined): Link | null {
+  const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!m) return null;
+  const spanContext = {
+    traceId: m[1],
+    spanId: m[2],
+    traceFlags: parseInt(m[3], 16) as TraceFlags,
+    isRemote: true,
+  };
+  return trace.isSpanContextValid(spanContext) ? { context: spanContext } : null;
+}
+
+/** What a delivery span says about its event and the attempt's outcome. */
+export interface DeliveryFacts {
+  id: number;
+  type: string;
+  appName: string;
+  attempts: number;
+  traceparent?: string | null;
+}
+
+/**
+ * Runs one delivery attempt in its own span (a new trace, linked to the change that emitted the
+ * event): the attempt's fetch is its child. `outcome` reads the result's attributes.
+ */
+export async function inDeliverySpan<T>(
+  event: DeliveryFacts,
+  attempt: () => Promise<T>,
+  outcome: (result: T) => { result: string; statusCode: number | null },
+): Promise<T> {
+  if (!TRACING) return await attempt();
+  const link = linkTo(event.traceparent);
+  const span: Span = tracer.startSpan(`callback ${event.type}`, {
+    kind: SpanKind.PRODUCER,
+    root: true,
+    links: link ? [link] : [],
+    attributes: {
+      "portal.callback.event_id": event.id,
+      "portal.callback.type": event.type,
+      "portal.callback.attempt": event.attempts,
+      "portal.app": event.appName,
+    },
+  });
+  try {
+    const result = await context.with(trace.setSpan(context.active(), span), attempt);
+    const { result: name, statusCode } = outcome(result);
+    span.setAttribute("portal.callback.result", name);
+    if (statusCode !== null) span.setAttribute("http.response.status_code", statusCode);
+    if (name !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR, message: name });
+    return result;
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? "Error" });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
