@@ -105,16 +105,18 @@ export function observeService(service: GaugeSource): () => void {
 }
 
 type Outbox = Awaited<ReturnType<typeof outboxStats>>;
-let outboxReading: { at: number; value: Promise<Outbox | null> } | null = null;
+let outboxReading: Promise<Outbox | null> | null = null;
 
-/** The outbox's state, read once for every gauge of one export (null: the database failed). */
+/**
+ * The outbox's state (null: the database did not answer). Gauges read together (one /metrics
+ * answer) share one query: a reading is reused while it is in flight, never after.
+ */
 function outbox(): Promise<Outbox | null> {
-  const now = Date.now();
   if (!source) return Promise.resolve(null);
-  if (!outboxReading || now - outboxReading.at > 1_000) {
-    outboxReading = { at: now, value: outboxStats(source.sql).catch(() => null) };
-  }
-  return outboxReading.value;
+  outboxReading ??= outboxStats(source.sql).catch(() => null).finally(() => {
+    outboxReading = null;
+  });
+  return outboxReading;
 }
 
 const none: Record<never, string> = {};

@@ -1,0 +1,208 @@
+/**
+ * OpenTelemetry end to end: the service as a process with OTEL_DENO=true exports to a real
+ * OTLP/HTTP receiver started here (http/json). One launch whose session calls a CRM back, one
+ * password-reset link and one unknown route are sent; the spans and metrics that arrive are
+ * checked: server spans named by route, a span per query without values, the callback delivery
+ * linked to the launch, URLs without query strings or reset tokens, the product metrics.
+ */
+import assert from "node:assert/strict";
+import { startCrmServer, waitUntil } from "../../helpers/crm_server.ts";
+import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
+import {
+  type ExportedSpan,
+  latestPoints,
+  type Observed,
+  type OtlpReceiver,
+  spansOf,
+  startObserved,
+  startOtlpReceiver,
+  uniquePayload,
+} from "./fixture.ts";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+const LAUNCH_ROUTE = "/portal/api/auth/app/:app_name";
+const QUERY_SECRET = "q-secret-7f3a";
+// A reset link's token: 43 Base64url characters, as the reset routes accept.
+const RESET_TOKEN = "rT0k".repeat(10) + "abc";
+
+interface Scene {
+  receiver: OtlpReceiver;
+  observed: Observed;
+  crmClose: () => Promise<void>;
+  appName: string;
+  /** Values the launch carried, which no span may hold. */
+  values: string[];
+  launchId: number;
+}
+
+const scene = sharedFixture<Scene>(async () => {
+  const receiver = startOtlpReceiver();
+  const crm = startCrmServer();
+  const observed = await startObserved({
+    OTEL_DENO: "true",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+    OTEL_DENO_CONSOLE: "ignore",
+    CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
+  });
+  const app = await observed.createApp({ callbackUrl: `${crm.url}/hooks/{referenceId}` });
+  const referenceId = uniqueId("REF");
+  const payload = uniquePayload(referenceId);
+  const launched = await observed.launch(app, payload, { query: `?token=${QUERY_SECRET}` });
+  assert.equal(launched.status, 200, await launched.clone().text());
+  const { launchId } = await launched.json();
+  await crm.waitFor(1, 20_000);
+  for (const path of [`/portal/password-reset/${RESET_TOKEN}?next=${QUERY_SECRET}`, "/nowhere"]) {
+    await (await fetch(`${observed.base}${path}`)).body?.cancel();
+  }
+  const user = payload.context.user;
+  const params = payload.context.environment.parameters;
+  return {
+    receiver,
+    observed,
+    crmClose: () => crm.close(),
+    appName: app.appName,
+    values: [user.id, user.email, params.contactEmail, params.contactId, referenceId],
+    launchId,
+  };
+}, async (s) => {
+  await s.observed.stop();
+  await s.crmClose();
+  await s.receiver.close();
+});
+
+/** Waits until a span `matches` has arrived. */
+async function spanWhere(
+  s: Scene,
+  what: string,
+  matches: (span: ExportedSpan) => boolean,
+): Promise<ExportedSpan> {
+  return await waitUntil(() => spansOf(s.receiver).find(matches), what, 20_000);
+}
+
+const isResetSpan = (x: ExportedSpan) => x.kind === 2 && x.name.includes("/password-reset/");
+const launchSpan = (s: Scene) =>
+  spanWhere(s, "the launch's server span", (x) => x.name === `POST ${LAUNCH_ROUTE}`);
+
+Deno.test({
+  name: "otel: server spans are named by route, with http.route",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const launch = await launchSpan(s);
+    assert.equal(launch.kind, 2, "a server span");
+    assert.equal(launch.attributes["http.route"], LAUNCH_ROUTE);
+    assert.equal(launch.attributes["http.response.status_code"], "200");
+    const reset = await spanWhere(s, "the reset link's span", isResetSpan);
+    assert.match(reset.name, /^GET \/portal\/password-reset\/:token/);
+    // No route matched: the span keeps its method-only name (never the raw path).
+    const unknown = await spanWhere(
+      s,
+      "the unknown route's span",
+      (x) => x.kind === 2 && String(x.attributes["url.path"]).startsWith("/nowhere"),
+    );
+    assert.equal(unknown.name, "GET");
+    assert.equal(unknown.attributes["http.route"], undefined);
+  },
+});
+
+Deno.test({
+  name: "otel: each query of the launch has a span named by its statement, with no values",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const launch = await launchSpan(s);
+    const apply = await spanWhere(
+      s,
+      "the launch_apply span",
+      (x) => x.parentSpanId === launch.spanId && x.name === "SELECT launch_apply",
+    );
+    assert.equal(apply.traceId, launch.traceId);
+    assert.equal(apply.kind, 3, "a client span");
+    assert.equal(apply.attributes["db.system.name"], "postgresql");
+    assert.equal(apply.attributes["db.stored_procedure.name"], "launch_apply");
+    assert.equal(apply.attributes["code.function.name"], "callLaunchApply");
+    const queries = spansOf(s.receiver).filter((x) => x.scope === "portal-launcher/db");
+    for (const span of queries) {
+      const text = JSON.stringify(span);
+      for (const value of s.values) assert.ok(!text.includes(value), `${span.name}: ${value}`);
+    }
+  },
+});
+
+Deno.test({
+  name: "otel: a callback delivery has its own trace, linked to the launch that emitted it",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const launch = await launchSpan(s);
+    const delivery = await spanWhere(s, "the delivery span", (x) => x.name.startsWith("callback "));
+    assert.equal(delivery.parentSpanId, "", "a new trace");
+    assert.notEqual(delivery.traceId, launch.traceId);
+    assert.deepEqual(delivery.links, [{ traceId: launch.traceId, spanId: launch.spanId }]);
+    assert.equal(delivery.attributes["portal.callback.result"], "delivered");
+    assert.equal(delivery.attributes["portal.app"], s.appName);
+    // The CRM request is the delivery's child (Deno's fetch span).
+    const call = await spanWhere(
+      s,
+      "the callback's fetch",
+      (x) => x.parentSpanId === delivery.spanId,
+    );
+    assert.equal(call.kind, 3);
+    assert.equal(call.attributes["http.response.status_code"], "200");
+  },
+});
+
+Deno.test({
+  name: "otel: span URLs carry no query string and no reset token",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const launch = await launchSpan(s);
+    assert.equal(
+      launch.attributes["url.full"],
+      `${s.observed.base}/portal/api/auth/app/${s.appName}`,
+    );
+    assert.equal(launch.attributes["url.query"], undefined);
+    const reset = await spanWhere(s, "the reset link's span", isResetSpan);
+    assert.equal(reset.attributes["url.full"], `${s.observed.base}/portal/password-reset/…`);
+    assert.equal(reset.attributes["url.path"], "/portal/password-reset/…");
+    const everything = JSON.stringify(s.receiver.traces);
+    assert.ok(!everything.includes(RESET_TOKEN), "the reset token is in no span");
+    assert.ok(!everything.includes(QUERY_SECRET), "no query string is in any span");
+  },
+});
+
+Deno.test({
+  name: "otel: the product metrics arrive over OTLP",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const point = (name: string, match: Record<string, string> = {}) =>
+      waitUntil(
+        () =>
+          latestPoints(s.receiver, name)?.find((p) =>
+            Object.entries(match).every(([k, v]) => p.attributes[k] === v)
+          ),
+        `${name} ${JSON.stringify(match)}`,
+        20_000,
+      );
+    assert.equal((await point("portal.launches", { app: s.appName, outcome: "ok" })).value, 1);
+    assert.equal((await point("portal.launch.duration", { result: "ok" })).value, 1);
+    assert.ok((await point("portal.oauth.tokens", { result: "issued" })).value >= 1);
+    const delivered = await point("portal.callback.deliveries", { app: s.appName });
+    assert.equal(delivered.attributes.result, "delivered");
+    assert.ok(
+      (await point("portal.callback.delivery.duration", { result: "delivered" })).value >= 1,
+    );
+    assert.equal((await point("portal.http.requests", { route: LAUNCH_ROUTE })).value, 1);
+    assert.equal((await point("portal.callback.outbox.pending")).value, 0);
+    assert.ok((await point("portal.callback.outbox.oldest_age")).value >= 0);
+    assert.ok((await point("portal.db.pool.size")).value >= 1);
+    assert.ok((await point("portal.db.pool.in_use")).value >= 0);
+    assert.ok((await point("portal.db.pool.waiting")).value >= 0);
+    assert.equal((await point("portal.ready")).value, 1);
+  },
+});
