@@ -37,6 +37,12 @@ export function withoutNul(text: string): string {
 /** An open database: the driver handle, which mode it runs in, and how to close it. */
 export interface Database {
   sql: Sql;
+  /**
+   * A handle on a real server session: DATABASE_DIRECT_URL's (one connection, opened on first
+   * use) when set, else `sql`. For work a transaction-mode pooler cannot carry: LISTEN, advisory
+   * locks held across statements, session settings; migrations run on it.
+   */
+  direct: Sql;
   mode: "postgres" | "embedded";
   /** Embedded mode: a gzipped tar of the data directory, consistent at a transaction boundary. */
   dumpDataDir?: () => Promise<Blob>;
@@ -65,6 +71,8 @@ export interface ConnectOptions {
    * URL. Left unset, the URL decides (prepared statements by default).
    */
   prepare?: boolean;
+  /** PostgreSQL URL that bypasses a pooler, for `Database.direct` (default: the pool itself). */
+  directUrl?: string;
 }
 
 /** The documented defaults of the timeouts (README, docs/operations.md). */
@@ -171,7 +179,25 @@ export async function connect(options: ConnectOptions): Promise<Database> {
       await pool.end({ timeout: 0 });
       throw err;
     }
-    return { sql, mode: "postgres", close: () => pool.end({ timeout: 5 }) };
+    const session = options.directUrl
+      ? postgres(options.directUrl, {
+        ...driverOptions,
+        ...faultOptions({ ...options, prepare: undefined }),
+        onnotice: (n: { message?: string }) => options.onNotice?.(n.message ?? ""),
+        max: 1,
+        ...(usesDenoSocket(options.directUrl, { PGSSL: Deno.env.get("PGSSL") })
+          ? denoSocketOption
+          : {}),
+      })
+      : null;
+    return {
+      sql,
+      direct: session ? boundAcquire(session, acquireTimeoutMs) : sql,
+      mode: "postgres",
+      async close() {
+        await Promise.all([pool.end({ timeout: 5 }), session?.end({ timeout: 5 })]);
+      },
+    };
   }
   const dataDir = options.dataDir ?? "./.data";
   await Deno.mkdir(dataDir, { recursive: true });
@@ -196,6 +222,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   await sql`select 1`;
   return {
     sql,
+    direct: sql,
     mode: "embedded",
     dumpDataDir: () => db.dumpDataDir("gzip"),
     async close() {

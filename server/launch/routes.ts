@@ -19,6 +19,7 @@ import {
   countFailure,
   countUnknownApp,
   findApp,
+  launchRefusal,
   limitFailures,
   mapPayload,
   planFlow,
@@ -78,7 +79,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       };
       return dryRun ? await planFlow(c, deps, parsed, meta) : await runFlow(c, deps, parsed, meta);
     } catch (err) {
-      const refusal = err instanceof AppError ? err : null;
+      const refusal = launchRefusal(err);
       if (!dryRun) {
         const back = await reenterSession(c, deps, refusal, launchApp, replay);
         if (back) return back;
