@@ -6,7 +6,6 @@ import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
