@@ -307,6 +307,9 @@ export function answerFailure(
 ): Response {
   const refusal = launchRefusal(err);
   if (!refusal || !prefersHtml(c)) throw refusal ?? err;
+  if (refusal.code === "database_unavailable") {
+    log.warn("database unavailable", { requestId: c.get("requestId"), error: String(err) });
+  }
   for (const [name, value] of Object.entries(refusal.headers ?? {})) c.header(name, value);
   const origins = app?.frameAncestors ?? [];
   c.header("Content-Security-Policy", frameAncestorsCsp(origins));

@@ -27,7 +27,7 @@ interface Bouncer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -38,7 +38,7 @@ async function freePort(): Promise<number> {
 async function startBouncer(target: URL): Promise<Bouncer> {
   const dir = await Deno.makeTempDir({ prefix: "pl-pgbouncer-" });
   await Deno.chmod(dir, 0o755);
-  const port = await freePort();
+  const port = freePort();
   const ini = `${dir}/pgbouncer.ini`;
   await Deno.writeTextFile(
     ini,
