@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { probeDatabase } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { AppError, handleError } from "./http/errors.ts";
@@ -81,12 +82,11 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
     if (drain.draining) return c.json({ status: "draining" }, 503);
-    try {
-      await deps.sql`select 1`;
+    // db/mod.ts probeDatabase: its own short timeout, whatever the pool is doing.
+    if (await probeDatabase(deps.sql, deps.config.databaseProbeTimeoutMs)) {
       return c.json({ status: "ok", database: "reachable" });
-    } catch {
-      return c.json({ status: "unavailable", database: "unreachable" }, 503);
     }
+    return c.json({ status: "unavailable", database: "unreachable" }, 503);
   });
 
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));

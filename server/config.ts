@@ -1,5 +1,6 @@
 /** Service configuration: read from environment variables, validated once at startup. */
 import { z } from "zod";
+import type { ConnectOptions } from "../db/mod.ts";
 import "./zod_setup.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
@@ -16,6 +17,18 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections to PostgreSQL per process (the embedded database always uses one). */
   databasePoolSize: number;
+  /** How long opening one PostgreSQL connection may take. */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL's statement_timeout for the service's connections (0: none). */
+  databaseStatementTimeoutMs: number;
+  /** How long a query or transaction may wait for a pool connection before a 503. */
+  databaseAcquireTimeoutMs: number;
+  /** The readiness probe's (`/readyz`) own timeout. */
+  databaseProbeTimeoutMs: number;
+  /** false: no prepared statements (PgBouncer in transaction mode); undefined: the URL decides. */
+  databasePrepare: boolean | undefined;
+  /** A direct PostgreSQL URL (not through a pooler) for work that needs a session. */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   /** Encrypts stored API keys and consumer secrets; `undefined` means "generate into dataDir". */
   secretKey: string | undefined;
@@ -90,6 +103,15 @@ const boolText = z.string().trim().toLowerCase().optional().transform((v, ctx) =
   return z.NEVER;
 });
 
+/** Like boolText, but undefined when unset (the URL or another default decides). */
+const optionalBoolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+  if (v === undefined || v === "") return undefined;
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
+  return z.NEVER;
+});
+
 function intText(defaultValue: number, min: number, max: number) {
   return z.string().trim().optional().transform((v, ctx) => {
     if (v === undefined || v === "") return defaultValue;
@@ -121,6 +143,17 @@ const envSchema = z.object({
     ),
   ),
   DATABASE_POOL_SIZE: intText(10, 1, 200),
+  DATABASE_CONNECT_TIMEOUT_MS: intText(5_000, 100, 120_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: intText(15_000, 0, 86_400_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: intText(5_000, 100, 120_000),
+  DATABASE_PROBE_TIMEOUT_MS: intText(1_000, 100, 30_000),
+  DATABASE_PREPARE: optionalBoolText,
+  DATABASE_DIRECT_URL: optionalText.pipe(
+    z.string().optional().refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      { message: "expected a postgres:// or postgresql:// connection URL" },
+    ),
+  ),
   DATA_DIR: z.string().trim().optional().transform((v) => v || "./.data"),
   SECRET_KEY: optionalText.pipe(
     z.string().min(32, "expected at least 32 characters (e.g. `openssl rand -base64 32`)")
@@ -196,6 +229,20 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The database options of `config` for db/mod.ts connect() (the pool size included). */
+export function databaseOptions(config: Config): ConnectOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    max: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+    prepare: config.databasePrepare,
+    directUrl: config.databaseDirectUrl,
+  };
+}
+
 /**
  * Parses the environment into a Config, or throws ConfigError naming every invalid variable.
  *
@@ -245,6 +292,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     portalPrefix: e.PORTAL_PREFIX,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+    databaseProbeTimeoutMs: e.DATABASE_PROBE_TIMEOUT_MS,
+    databasePrepare: e.DATABASE_PREPARE,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: e.DATA_DIR,
     secretKey: e.SECRET_KEY,
     secretKeyPrevious: e.SECRET_KEY_PREVIOUS,

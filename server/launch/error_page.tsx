@@ -72,7 +72,9 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
       message: err.message,
       errors: (err.errors ?? []).map(({ path, message }) => ({ path, message })),
     }),
-    advice: "Please contact the administrator of your application.",
+    advice: err.code === "database_unavailable"
+      ? "The portal is briefly unavailable: try again in a few seconds."
+      : "Please contact the administrator of your application.",
     targets: messageTargets(frameAncestors),
     nonce,
   });

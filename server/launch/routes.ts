@@ -6,7 +6,6 @@ import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
@@ -19,6 +18,7 @@ import {
   countFailure,
   countUnknownApp,
   findApp,
+  launchRefusal,
   limitFailures,
   mapPayload,
   planFlow,
@@ -78,7 +78,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       };
       return dryRun ? await planFlow(c, deps, parsed, meta) : await runFlow(c, deps, parsed, meta);
     } catch (err) {
-      const refusal = err instanceof AppError ? err : null;
+      const refusal = launchRefusal(err);
       if (!dryRun) {
         const back = await reenterSession(c, deps, refusal, launchApp, replay);
         if (back) return back;

@@ -16,7 +16,7 @@ import { sha256 } from "../crypto/hashing.ts";
 import { type SecretBox, secretContext } from "../crypto/secret_box.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
+import { AppError, asAppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
@@ -217,6 +217,15 @@ export async function reenterSession(
   return found ? landed(c, deps.config, found.sessionId, found.launchId, { warnings: [] }) : null;
 }
 
+/**
+ * The refusal a launch failure answers with: an AppError as it is, a database fault as 503
+ * `database_unavailable` (never counted, never written to the launch log), null for anything
+ * unexpected.
+ */
+export function launchRefusal(err: unknown): AppError | null {
+  return asAppError(err);
+}
+
 /** Failure step: counts a failure against the client address (a 429 itself does not count). */
 export function countFailure(
   deps: { failures: Pick<Deps["failures"], "launch"> },
@@ -242,13 +251,15 @@ export interface FailedAttempt {
 
 /**
  * Failure step: writes the failed attempt to the launch log, an unexpected failure (`refusal`
- * null) as `internal_error`. A failure to write is logged, never thrown.
+ * null) as `internal_error`. A failure to write is logged, never thrown. Nothing is written while
+ * the database is unavailable (the write would wait for it again).
  */
 export async function recordFailure(
   deps: Pick<Deps, "sql">,
   refusal: AppError | null,
   attempt: FailedAttempt,
 ): Promise<void> {
+  if (refusal?.code === "database_unavailable") return;
   await insertFailedLaunch(deps.sql, {
     appId: attempt.app.id,
     appName: attempt.app.appName,
@@ -285,17 +296,22 @@ export function countUnknownApp(
 }
 
 /**
- * Failure step: a browser (Accept text/html first) gets the refusal as the error page, framable
- * by the app's frame ancestors; anything else, and any unexpected error, is rethrown for the
- * error handler (JSON).
+ * Failure step: a browser (Accept text/html first) gets the refusal (a database fault: the 503
+ * `database_unavailable`, with Retry-After) as the error page, framable by the app's frame
+ * ancestors; anything else is thrown for the error handler (JSON), an unexpected error as it is.
  */
 export function answerFailure(
   c: Context<AppEnv>,
   err: unknown,
   app: Pick<LaunchApp, "frameAncestors"> | null,
 ): Response {
-  if (!(err instanceof AppError) || !prefersHtml(c)) throw err;
+  const refusal = launchRefusal(err);
+  if (!refusal || !prefersHtml(c)) throw refusal ?? err;
+  if (refusal.code === "database_unavailable") {
+    log.warn("database unavailable", { requestId: c.get("requestId"), error: String(err) });
+  }
+  for (const [name, value] of Object.entries(refusal.headers ?? {})) c.header(name, value);
   const origins = app?.frameAncestors ?? [];
   c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-  return c.html(errorPage(err, origins, cspNonce(c)), err.status);
+  return c.html(errorPage(refusal, origins, cspNonce(c)), refusal.status);
 }
