@@ -10,7 +10,7 @@ import {
   ensureAdmin,
   ensureBootstrapClient,
 } from "./startup_data.ts";
-import type { Config } from "./config.ts";
+import { type Config, databaseOptions } from "./config.ts";
 import { createSecretBox } from "./crypto/secret_box.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -62,13 +62,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const dataDirLock = !options.db && !config.databaseUrl ? await lockDataDir(config.dataDir) : null;
   const db = options.db ??
     await connect({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      max: config.databasePoolSize,
+      ...databaseOptions(config),
       onNotice: (message) => log.info("database notice", { message }),
     });
   try {
-    const migrated = await migrate(db.sql);
+    // Through DATABASE_DIRECT_URL when set: a pooler in transaction mode sits in front of db.sql.
+    const migrated = await migrate(db.direct);
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
     const secrets = await createSecretBox(secretKey, config.secretKeyPrevious);
     const resealed = await resealSecrets(db.sql, secrets);
