@@ -71,7 +71,7 @@ export function buildApp(deps: Deps): Hono<AppEnv> {
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).
   app.use(`${deps.config.portalPrefix}/*`, portalAccess(deps));
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/healthz", (c) => c.json({ status: "ok", version: deps.config.version }));
   app.get("/readyz", async (c) => {
     try {
       await deps.sql`select 1`;

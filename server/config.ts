@@ -1,11 +1,17 @@
 /** Service configuration: read from environment variables, validated once at startup. */
 import { z } from "zod";
 import "./zod_setup.ts";
+import denoConfig from "../deno.json" with { type: "json" };
+
+/** This release's version (deno.json `version`): shown at /healthz and in the start log. */
+export const VERSION: string = denoConfig.version;
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 /** The validated configuration every module receives. */
 export interface Config {
+  /** This release's version (VERSION), shown at /healthz. */
+  version: string;
   port: number;
   host: string;
   /** Absolute origin (scheme, host, port; no trailing slash) used in redirects, templates and CORS. */
@@ -57,6 +63,8 @@ export interface Config {
   mailRetryBaseMs: number;
   /** How long a password-reset link works. */
   passwordResetTtlMinutes: number;
+  /** Apply pending migrations at start; false: refuse to start unless the schema is current. */
+  migrateOnStart: boolean;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -69,13 +77,15 @@ export class ConfigError extends Error {
 
 const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
 
-const boolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
-  if (v === undefined || v === "") return false;
-  if (["1", "true", "yes", "on"].includes(v)) return true;
-  if (["0", "false", "no", "off"].includes(v)) return false;
-  ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
-  return z.NEVER;
-});
+function boolText(defaultValue: boolean) {
+  return z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return defaultValue;
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off"].includes(v)) return false;
+    ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
+    return z.NEVER;
+  });
+}
 
 function intText(defaultValue: number, min: number, max: number) {
   return z.string().trim().optional().transform((v, ctx) => {
@@ -133,7 +143,7 @@ const envSchema = z.object({
   ),
   TOKEN_TTL_SECONDS: intText(3600, 60, 86400),
   TOKEN_CACHE_SECONDS: intText(30, 0, 300),
-  TRUST_PROXY: boolText,
+  TRUST_PROXY: boolText(false),
   TRUSTED_PROXY_HOPS: intText(1, 1, 10),
   LOG_LEVEL: z.string().trim().toLowerCase().optional().transform((v) => v || "info").pipe(
     z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -142,7 +152,7 @@ const envSchema = z.object({
   TOKEN_FAILURES_PER_MINUTE: intText(30, 1, 1_000_000),
   LAUNCH_LOG_RETENTION_DAYS: intText(90, 1, 3650),
   LAUNCH_LOG_PAYLOAD_DAYS: intText(30, 1, 3650),
-  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText,
+  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText(false),
   CALLBACK_TIMEOUT_MS: intText(10_000, 100, 120_000),
   CALLBACK_RETRY_BASE_MS: intText(10_000, 10, 3_600_000),
   CALLBACK_MAX_ATTEMPTS: intText(12, 1, 50),
@@ -155,6 +165,7 @@ const envSchema = z.object({
   MAIL_FROM: optionalText,
   MAIL_RETRY_BASE_MS: intText(15_000, 10, 3_600_000),
   PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
+  MIGRATE_ON_START: boolText(true),
 });
 
 function isOrigin(value: string): boolean {
@@ -206,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (problems.length) throw new ConfigError(problems);
   return {
+    version: VERSION,
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
@@ -238,5 +250,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `Portal Launcher <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
     mailRetryBaseMs: e.MAIL_RETRY_BASE_MS,
     passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
+    migrateOnStart: e.MIGRATE_ON_START,
   };
 }

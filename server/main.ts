@@ -1,5 +1,5 @@
 /** Entry point: `deno task start`. Serves the app on HOST:PORT until SIGINT or SIGTERM. */
-import { type Service, startService } from "./service.ts";
+import { SchemaNotCurrent, type Service, startService } from "./service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
 import { LAUNCH_ROUTE } from "./launch/contract.ts";
@@ -18,7 +18,7 @@ let service: Service;
 try {
   service = await startService(config);
 } catch (err) {
-  if (!(err instanceof DataDirLocked)) throw err;
+  if (!(err instanceof DataDirLocked || err instanceof SchemaNotCurrent)) throw err;
   console.error(err.message);
   Deno.exit(1);
 }
@@ -30,7 +30,7 @@ const server = Deno.serve({
   onListen: ({ hostname, port }) => {
     service.dataDirLock?.setPort(port).catch(() => {});
     const lines = [
-      `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
+      `Portal Launcher ${config.version} listening on http://${hostname}:${port} (public URL ${publicUrl})`,
       `  database:   ${
         service.db.mode === "embedded"
           ? `embedded PGlite in ${config.dataDir}/pglite`
