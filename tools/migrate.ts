@@ -81,21 +81,23 @@ export async function migrateDatabase(
   }
 }
 
-if (import.meta.main) {
-  const args = Deno.args.filter((a) => a !== "--check");
-  if (args.length) {
-    console.error(`usage: deno task migrate [--check]   (unknown: ${args.join(" ")})`);
-    Deno.exit(2);
+/** The command line: `migrate [--check]`; answers the exit status (1: failed or pending). */
+export async function main(args: string[]): Promise<number> {
+  const unknown = args.filter((a) => a !== "--check");
+  if (unknown.length) {
+    console.error(`usage: deno task migrate [--check]   (unknown: ${unknown.join(" ")})`);
+    return 2;
   }
-  let outcome: MigrateOutcome;
   try {
     const config = loadConfig(Deno.env.toObject());
-    outcome = await migrateDatabase(config, { check: Deno.args.includes("--check") });
+    const outcome = await migrateDatabase(config, { check: args.includes("--check") });
+    return outcome === "pending" ? 1 : 0;
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof DataDirLocked;
     const message = err instanceof Error ? err.message : String(err);
     console.error(known ? message : `migrate: failed, nothing was applied: ${message}`);
-    Deno.exit(1);
+    return 1;
   }
-  Deno.exit(outcome === "pending" ? 1 : 0);
 }
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
