@@ -15,6 +15,8 @@ import { launchPayload } from "../helpers/payload.ts";
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const ROOT = new URL("../../", import.meta.url).pathname;
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+/** Every command of these tests is stopped after this long: a hang fails instead of waiting. */
+const limit = () => AbortSignal.timeout(60_000);
 
 let built: Promise<{ dir: string; ms: number }> | undefined;
 
@@ -55,6 +57,18 @@ async function filesUnder(dir: string, out: string[] = []): Promise<string[]> {
 async function airGapped(): Promise<{ root: string; env: Record<string, string> }> {
   const { dir } = await release();
   const root = await Deno.makeTempDir({ prefix: "pl-release-" });
+  try {
+    return await install(dir, root);
+  } catch (err) {
+    await Deno.remove(root, { recursive: true });
+    throw err;
+  }
+}
+
+async function install(
+  dir: string,
+  root: string,
+): Promise<{ root: string; env: Record<string, string> }> {
   await copyTree(dir, `${root}/opt/portal-launcher`);
   for (const d of ["home", "var/lib/portal-launcher", "var/cache/portal-launcher"]) {
     await Deno.mkdir(`${root}/${d}`, { recursive: true });
@@ -128,9 +142,13 @@ async function serve(command: string[], env: Record<string, string>): Promise<St
   return { process, port, output: () => text };
 }
 
+/** SIGTERM, as systemd and Docker stop it; SIGKILL after 20 s so that a hang fails the test. */
 async function stop(started: Started): Promise<number> {
   started.process.kill("SIGTERM");
-  return (await started.process.status).code;
+  const killer = setTimeout(() => started.process.kill("SIGKILL"), 20_000);
+  const { code } = await started.process.status;
+  clearTimeout(killer);
+  return code;
 }
 
 /** `KEY=value` lines of a systemd unit's [Service] section, by key (repeated keys in order). */
@@ -155,12 +173,15 @@ Deno.test({
       const bin = `${root}/opt/portal-launcher/bin/portal-launcher`;
       const settings = unitSettings(under(root, await Deno.readTextFile(UNIT)));
       const unitEnv = Object.fromEntries(
-        settings.get("Environment")!.map((e) => e.split("=", 2) as [string, string]),
+        settings.get("Environment")!.map((
+          e,
+        ) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]),
       );
       const port = freePort();
       const all = { ...env, ...unitEnv, PORT: String(port) };
       const migrate = async (...args: string[]) => {
         const out = await new Deno.Command(bin, {
+          signal: limit(),
           args: ["migrate", ...args],
           env: all,
           clearEnv: true,
@@ -264,6 +285,7 @@ Deno.test({
         const [deno, ...args] = image.healthcheck;
         const probe = (target: number) =>
           new Deno.Command(deno === "deno" ? Deno.execPath() : deno, {
+            signal: limit(),
             args: args.map((a) => a.replace(":8000/", `:${target}/`)),
             env: { ...env, DENO_DIR: imageEnv.DENO_DIR },
             clearEnv: true,
@@ -289,6 +311,7 @@ Deno.test({
       const hono = [...Deno.readDirSync(vendored)].find((e) => e.name.startsWith("hono@"))!;
       await Deno.remove(`${vendored}/${hono.name}`, { recursive: true });
       const out = await new Deno.Command(`${root}/opt/portal-launcher/bin/portal-launcher`, {
+        signal: limit(),
         env: { ...env, DATA_DIR: `${root}/var/lib/portal-launcher`, PORT: String(freePort()) },
         clearEnv: true,
       }).output();
@@ -313,7 +336,10 @@ Deno.test({
     try {
       const unit = `${root}/portal-launcher.service`;
       await Deno.writeTextFile(unit, under(root, await Deno.readTextFile(UNIT)));
-      const out = await new Deno.Command("systemd-analyze", { args: ["verify", unit] }).output();
+      const out = await new Deno.Command("systemd-analyze", {
+        args: ["verify", unit],
+        signal: limit(),
+      }).output();
       const text = decode(out.stdout) + decode(out.stderr);
       assert.equal(out.code, 0, text);
       assert.equal(text.trim(), "", "no warning either");
@@ -321,7 +347,10 @@ Deno.test({
         unit,
         (await Deno.readTextFile(unit)).replace(/^(ExecStart=.*)\/bin\//m, "$1/nobin/"),
       );
-      const broken = await new Deno.Command("systemd-analyze", { args: ["verify", unit] }).output();
+      const broken = await new Deno.Command("systemd-analyze", {
+        args: ["verify", unit],
+        signal: limit(),
+      }).output();
       assert.notEqual(broken.code, 0, "a unit whose command is missing fails the check");
     } finally {
       await Deno.remove(root, { recursive: true });
@@ -337,6 +366,7 @@ Deno.test({
     const env = { POSTGRES_PASSWORD: "pw", SECRET_KEY: "k".repeat(40), PATH: "/usr/bin:/bin" };
     const config = async (args: string[], extra: Record<string, string> = {}) => {
       const out = await new Deno.Command("docker-compose", {
+        signal: limit(),
         args: ["--file", `${ROOT}compose.yaml`, ...args, "config"],
         env: { ...env, ...extra },
         clearEnv: true,
