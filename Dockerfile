@@ -2,11 +2,13 @@
 # nothing at start: the npm packages are vendored in it):
 #   deno task release && docker build -t portal-launcher:1.0.0 .
 # DENO_VERSION must be the Deno that built the release (dist/portal-launcher/release.json).
-# How it was checked: no Docker daemon and no image registry were reachable where it was written,
-# so the image was not built there. test/tools/release_test.ts reads this file and runs what the
-# image runs: its ENTRYPOINT and CMD with its ENV, the COPY destination and volume mapped into a
-# temporary directory holding a copy of the release, offline (empty DENO_DIR, no registry); it
-# checks the HEALTHCHECK command against the started service.
+# How it was checked: with no Docker daemon or registry where it was written, buildah 1.28 built
+# it (`buildah bud --pull-never`) on a stand-in denoland/deno:debian-2.9.6 (Debian bookworm
+# minbase from debootstrap, Deno 2.9.6 in /usr/bin, user deno 1993); the container ran as deno
+# with the npm registry unreachable, answered /healthz, its HEALTHCHECK command exited 0, and
+# `migrate` applied the schema to PostgreSQL. test/tools/release_test.ts runs its ENTRYPOINT and
+# CMD with its ENV (paths mapped into a temporary directory) against a copy of the release,
+# offline, and its HEALTHCHECK.
 ARG DENO_VERSION=2.9.6
 FROM denoland/deno:debian-${DENO_VERSION}
 COPY dist/portal-launcher /opt/portal-launcher
