@@ -5,7 +5,9 @@
  */
 import { VERSION } from "../server/config.ts";
 
-const USAGE = "usage: portal-launcher [serve | migrate [--check] | version]";
+const USAGE = "usage: portal-launcher [serve | migrate [--check] | version]\n" +
+  "  (bin/portal-launcher of a release directory also runs: backup [file], " +
+  "restore <file> [--force], migrate-to-postgres <url>)";
 
 const [command = "serve", ...args] = Deno.args;
 if (command === "serve" && !args.length) {
