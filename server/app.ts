@@ -79,7 +79,7 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).
   app.use(`${deps.config.portalPrefix}/*`, portalAccess(deps));
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/healthz", (c) => c.json({ status: "ok", version: deps.config.version }));
   app.get("/readyz", async (c) => {
     if (drain.draining) return c.json({ status: "draining" }, 503);
     // db/mod.ts probeDatabase: its own short timeout, whatever the pool is doing.

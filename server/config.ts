@@ -2,11 +2,17 @@
 import { z } from "zod";
 import type { ConnectOptions } from "../db/mod.ts";
 import "./zod_setup.ts";
+import denoConfig from "../deno.json" with { type: "json" };
+
+/** This release's version (deno.json `version`): shown at /healthz and in the start log. */
+export const VERSION: string = denoConfig.version;
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 /** The validated configuration every module receives. */
 export interface Config {
+  /** This release's version (VERSION), shown at /healthz. */
+  version: string;
   port: number;
   host: string;
   /** Absolute origin (scheme, host, port; no trailing slash) used in redirects, templates and CORS. */
@@ -79,6 +85,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** After SIGTERM/SIGINT: the process has exited within this. */
   shutdownTimeoutMs: number;
+  /** Apply pending migrations at start; false: refuse to start unless the schema is current. */
+  migrateOnStart: boolean;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -95,13 +103,15 @@ export const HOST_PORT =
 
 const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
 
-const boolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
-  if (v === undefined || v === "") return false;
-  if (["1", "true", "yes", "on"].includes(v)) return true;
-  if (["0", "false", "no", "off"].includes(v)) return false;
-  ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
-  return z.NEVER;
-});
+function boolText(defaultValue: boolean) {
+  return z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return defaultValue;
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off"].includes(v)) return false;
+    ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
+    return z.NEVER;
+  });
+}
 
 /** Like boolText, but undefined when unset (the URL or another default decides). */
 const optionalBoolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
@@ -179,7 +189,7 @@ const envSchema = z.object({
   ),
   TOKEN_TTL_SECONDS: intText(3600, 60, 86400),
   TOKEN_CACHE_SECONDS: intText(30, 0, 300),
-  TRUST_PROXY: boolText,
+  TRUST_PROXY: boolText(false),
   TRUSTED_PROXY_HOPS: intText(1, 1, 10),
   PUBLIC_HOSTS: z.string().optional().transform((v, ctx) => {
     const hosts = (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
@@ -202,7 +212,7 @@ const envSchema = z.object({
   TOKEN_FAILURES_PER_MINUTE: intText(30, 1, 1_000_000),
   LAUNCH_LOG_RETENTION_DAYS: intText(90, 1, 3650),
   LAUNCH_LOG_PAYLOAD_DAYS: intText(30, 1, 3650),
-  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText,
+  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText(false),
   CALLBACK_TIMEOUT_MS: intText(10_000, 100, 120_000),
   CALLBACK_RETRY_BASE_MS: intText(10_000, 10, 3_600_000),
   CALLBACK_MAX_ATTEMPTS: intText(12, 1, 50),
@@ -217,6 +227,7 @@ const envSchema = z.object({
   PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
   SHUTDOWN_DRAIN_MS: intText(5_000, 0, 300_000),
   SHUTDOWN_TIMEOUT_MS: intText(15_000, 1_000, 600_000),
+  MIGRATE_ON_START: boolText(true),
 });
 
 function isOrigin(value: string): boolean {
@@ -286,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length) throw new ConfigError(problems);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
+    version: VERSION,
     port: e.PORT,
     host: e.HOST,
     publicUrl,
@@ -327,5 +339,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    migrateOnStart: e.MIGRATE_ON_START,
   };
 }

@@ -3,7 +3,7 @@
  * SIGINT or SIGTERM, then drains and stops (server/ops/shutdown.ts). `deno task serve` runs one of
  * these per core (server/serve.ts).
  */
-import { type Service, startService } from "./service.ts";
+import { SchemaNotCurrent, type Service, startService } from "./service.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { log } from "./log.ts";
 import { LAUNCH_ROUTE } from "./launch/contract.ts";
@@ -25,7 +25,7 @@ let service: Service;
 try {
   service = await startService(config);
 } catch (err) {
-  if (!(err instanceof DataDirLocked)) throw err;
+  if (!(err instanceof DataDirLocked || err instanceof SchemaNotCurrent)) throw err;
   console.error(err.message);
   Deno.exit(1);
 }
@@ -43,7 +43,7 @@ const server = Deno.serve({
       return log.info("listening", { url: `http://${hostname}:${port}`, ...service.migrated });
     }
     const lines = [
-      `Portal Launcher listening on http://${hostname}:${port} (public URL ${publicUrl})`,
+      `Portal Launcher ${config.version} listening on http://${hostname}:${port} (public URL ${publicUrl})`,
       `  database:   ${
         service.db.mode === "embedded"
           ? `embedded PGlite in ${config.dataDir}/pglite`
