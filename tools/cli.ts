@@ -5,12 +5,14 @@
  */
 import { VERSION } from "../server/config.ts";
 
-const USAGE = "usage: portal-launcher [serve | migrate [--check] | version]\n" +
+const USAGE =
+  "usage: portal-launcher [serve [--host H] [--port P] | migrate [--check] | version]\n" +
   "  (bin/portal-launcher of a release directory also runs: backup [file], " +
   "restore <file> [--force], migrate-to-postgres <url>)";
 
 const [command = "serve", ...args] = Deno.args;
-if (command === "serve" && !args.length) {
+if (command === "serve") {
+  // server/main.ts reads its flags (--host, --port) after the command word itself.
   await import("../server/main.ts");
 } else if (command === "migrate") {
   const { main } = await import("./migrate.ts");
