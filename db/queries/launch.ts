@@ -35,7 +35,10 @@ export interface LaunchRefusal {
   ids?: number[];
 }
 
-/** What a launch wrote (or, in a dry run, would have written). */
+/**
+ * What a launch wrote (or, in a dry run, would have written: there, the ids of the rows it
+ * created are null, and events 0).
+ */
 export interface AppliedLaunch {
   launchId: number;
   sessionId: number;
