@@ -161,7 +161,7 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
               {l.diagnosis.causes.length
                 ? (
                   <ul data-testid="diagnosis-causes">
-                    {l.diagnosis.causes.map((cause) => <li>{cause}</li>)}
+                    {l.diagnosis.causes.map((cause, i) => <li key={i}>{cause}</li>)}
                   </ul>
                 )
                 : null}
