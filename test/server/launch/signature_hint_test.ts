@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
+import { AppError } from "../../../server/http/errors.ts";
+import { errorPage } from "../../../server/launch/error_page.tsx";
 import { jsonErrorPosition } from "../../../server/launch/json_position.ts";
 import { signatureHints } from "../../../server/launch/signature_hint.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
@@ -43,4 +45,15 @@ Deno.test("json position: the line and column where a JSON text breaks", () => {
   assert.deepEqual(jsonErrorPosition('{"a": 01}'), { line: 1, column: 8 });
   assert.deepEqual(jsonErrorPosition('{"a": 1} x'), { line: 1, column: 10 });
   assert.deepEqual(jsonErrorPosition('{"a": tru}'), { line: 1, column: 10 });
+});
+
+Deno.test("signature hints: the browser's error page shows the hint too", () => {
+  const err = new AppError(401, "invalid_signature", "Invalid signature");
+  err.extra = { hint: { code: "signature_hex", message: "The signature looks hex-encoded." } };
+  assert.match(
+    errorPage(err, [], "n"),
+    /<p data-testid="hint">The signature looks hex-encoded.<\/p>/,
+  );
+  const plain = new AppError(400, "invalid_payload", "Invalid launch payload");
+  assert.doesNotMatch(errorPage(plain, [], "n"), /data-testid="hint"/);
 });
