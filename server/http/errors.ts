@@ -29,6 +29,8 @@ export interface FieldError {
  */
 export class AppError extends Error {
   readonly errors?: FieldError[];
+  /** Further fields of the JSON body (e.g. the `hint` of `invalid_signature`), after `errors`. */
+  extra?: Record<string, unknown>;
 
   constructor(
     readonly status: ContentfulStatusCode,
@@ -49,9 +51,12 @@ export class AppError extends Error {
   /** The JSON body of the response, without the request id. */
   body(): Record<string, unknown> {
     if (this.code === SPEC_MESSAGE_ONLY) return { message: this.message };
-    return this.errors
-      ? { code: this.code, message: this.message, errors: this.errors }
-      : { code: this.code, message: this.message };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extra,
+    };
   }
 
   /** The JSON body as sent: with the request's id, unless a spec fixes its shape. */

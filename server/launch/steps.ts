@@ -6,6 +6,7 @@
  * small and takes only what it uses, so it can be tested alone.
  */
 import type { Context } from "hono";
+import type { SignatureDiagnosis } from "./signature_diagnosis.ts";
 import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/launch.ts";
 import { loginCookieValue, PORTAL_COOKIE, setPortalCookie } from "../auth/cookies.ts";
 import { adapterOf } from "../callbacks/adapters/registry.ts";
@@ -247,6 +248,8 @@ export interface FailedAttempt {
   /** The decoded request as the launch log keeps it; null when it was not decoded. */
   payload: Record<string, unknown> | null;
   warnings: LaunchWarning[];
+  /** The Inspector's diagnosis of the signed_request (null when none was read). */
+  diagnosis?: SignatureDiagnosis | null;
 }
 
 /**
@@ -269,6 +272,8 @@ export async function recordFailure(
     userAgent: attempt.userAgent,
     payload: attempt.payload,
     warnings: attempt.warnings,
+    errors: refusal?.errors ?? [],
+    diagnosis: attempt.diagnosis ?? null,
   }).catch((e) => log.error("cannot record failed launch", { error: e.message }));
 }
 
