@@ -1,6 +1,8 @@
 /** Database connection: PostgreSQL through DATABASE_URL, or an embedded PGlite under DATA_DIR. */
 import postgres from "postgres";
 import { denoSocketOption, usesDenoSocket } from "./deno_socket.ts";
+import { boundAcquire, boundQuery } from "./acquire.ts";
+import { DatabaseUnavailableError } from "./errors.ts";
 
 /** The `postgres` driver handle every query function takes first. */
 export type Sql = postgres.Sql;
@@ -35,6 +37,12 @@ export function withoutNul(text: string): string {
 /** An open database: the driver handle, which mode it runs in, and how to close it. */
 export interface Database {
   sql: Sql;
+  /**
+   * A handle on a real server session: DATABASE_DIRECT_URL's (one connection, opened on first
+   * use) when set, else `sql`. For work a transaction-mode pooler cannot carry: LISTEN, advisory
+   * locks held across statements, session settings; migrations run on it.
+   */
+  direct: Sql;
   mode: "postgres" | "embedded";
   /** Embedded mode: a gzipped tar of the data directory, consistent at a transaction boundary. */
   dumpDataDir?: () => Promise<Blob>;
@@ -52,6 +60,79 @@ export interface ConnectOptions {
   onQuery?: (query: string) => void;
   /** Called with each notice the server raises (migrations report what they did this way). */
   onNotice?: (message: string, code?: string) => void; // observability: and its SQLSTATE
+  /** How long opening one connection may take (default 5000 ms; the driver's own is 30 s). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout for the service's connections (default 15000 ms; 0: none). */
+  statementTimeoutMs?: number;
+  /** How long a query or transaction may wait for a connection (default 5000 ms). */
+  acquireTimeoutMs?: number;
+  /**
+   * false: no prepared statements (PgBouncer in transaction mode), like `?prepare=false` in the
+   * URL. Left unset, the URL decides (prepared statements by default).
+   */
+  prepare?: boolean;
+  /** PostgreSQL URL that bypasses a pooler, for `Database.direct` (default: the pool itself). */
+  directUrl?: string;
+}
+
+/** The documented defaults of the timeouts (README, docs/operations.md). */
+export const DATABASE_TIMEOUT_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  statementTimeoutMs: 15_000,
+  acquireTimeoutMs: 5_000,
+  probeTimeoutMs: 1_000,
+} as const;
+
+/**
+ * Delay before reconnecting after a failed connection, in seconds: the driver's own curve
+ * (0.5–1 × 3^retries / 100) capped at 1 s instead of 20 s, so that the pool tries again within a
+ * second of PostgreSQL's return. Attempts are made only for queries that wait, never in a loop.
+ */
+export function reconnectDelay(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 1);
+}
+
+/** The driver options of the timeouts and prepared statements (PostgreSQL mode). */
+function faultOptions(options: ConnectOptions) {
+  const statementTimeout = options.statementTimeoutMs ??
+    DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs;
+  return {
+    connect_timeout: (options.connectTimeoutMs ?? DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs) /
+      1000,
+    backoff: reconnectDelay,
+    connection: {
+      ...driverOptions.connection,
+      ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
+    },
+    ...(options.prepare === false ? { prepare: false } : {}),
+  };
+}
+
+/**
+ * True when the database answers `select 1` within `timeoutMs` (default 1000 ms), whatever the
+ * pool is doing: the readiness probe. It never throws.
+ */
+export async function probeDatabase(
+  sql: Sql,
+  timeoutMs: number = DATABASE_TIMEOUT_DEFAULTS.probeTimeoutMs,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), timeoutMs));
+  try {
+    return await Promise.race([
+      boundQuery(sql`select 1`, timeoutMs).then(() => true, () => false),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Throws DatabaseUnavailableError unless the database answers within `timeoutMs`. */
+export async function requireDatabase(sql: Sql, timeoutMs: number): Promise<void> {
+  if (!await probeDatabase(sql, timeoutMs)) {
+    throw new DatabaseUnavailableError(`The database did not answer within ${timeoutMs} ms`);
+  }
 }
 
 const driverOptions = {
@@ -70,11 +151,18 @@ const driverOptions = {
   connection: { application_name: "portal-launcher" },
 };
 
-/** Opens the database named by the options: PostgreSQL when databaseUrl is set, else PGlite. */
+/**
+ * Opens the database named by the options: PostgreSQL when databaseUrl is set, else PGlite. On
+ * PostgreSQL the handle's queries and transactions wait at most `acquireTimeoutMs` for a
+ * connection; the embedded database runs in this process and has no outage to bound.
+ */
 export async function connect(options: ConnectOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const sql = postgres(options.databaseUrl, {
+    const acquireTimeoutMs = options.acquireTimeoutMs ??
+      DATABASE_TIMEOUT_DEFAULTS.acquireTimeoutMs;
+    const pool = postgres(options.databaseUrl, {
       ...driverOptions,
+      ...faultOptions(options),
       onnotice: (n: postgres.Notice) => options.onNotice?.(n.message ?? "", n.code),
       max: options.max ?? 10,
       ...(usesDenoSocket(options.databaseUrl, { PGSSL: Deno.env.get("PGSSL") })
@@ -84,8 +172,32 @@ export async function connect(options: ConnectOptions): Promise<Database> {
         ? (_conn: number, query: string) => options.onQuery?.(query)
         : undefined,
     });
-    await sql`select 1`;
-    return { sql, mode: "postgres", close: () => sql.end({ timeout: 5 }) };
+    const sql = boundAcquire(pool, acquireTimeoutMs);
+    try {
+      await sql`select 1`;
+    } catch (err) {
+      await pool.end({ timeout: 0 });
+      throw err;
+    }
+    const session = options.directUrl
+      ? postgres(options.directUrl, {
+        ...driverOptions,
+        ...faultOptions({ ...options, prepare: undefined }),
+        onnotice: (n: postgres.Notice) => options.onNotice?.(n.message ?? "", n.code),
+        max: 1,
+        ...(usesDenoSocket(options.directUrl, { PGSSL: Deno.env.get("PGSSL") })
+          ? denoSocketOption
+          : {}),
+      })
+      : null;
+    return {
+      sql,
+      direct: session ? boundAcquire(session, acquireTimeoutMs) : sql,
+      mode: "postgres",
+      async close() {
+        await Promise.all([pool.end({ timeout: 5 }), session?.end({ timeout: 5 })]);
+      },
+    };
   }
   const dataDir = options.dataDir ?? "./.data";
   await Deno.mkdir(dataDir, { recursive: true });
@@ -110,6 +222,7 @@ export async function connect(options: ConnectOptions): Promise<Database> {
   await sql`select 1`;
   return {
     sql,
+    direct: sql,
     mode: "embedded",
     dumpDataDir: () => db.dumpDataDir("gzip"),
     async close() {

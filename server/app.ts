@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { probeDatabase } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { AppError, handleError } from "./http/errors.ts";
@@ -69,15 +70,14 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).
   app.use(`${deps.config.portalPrefix}/*`, portalAccess(deps));
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/healthz", (c) => c.json({ status: "ok", version: deps.config.version }));
   app.get("/readyz", async (c) => {
     if (drain.draining) return c.json({ status: "draining" }, 503);
-    try {
-      await deps.sql`select 1`;
+    // db/mod.ts probeDatabase: its own short timeout, whatever the pool is doing.
+    if (await probeDatabase(deps.sql, deps.config.databaseProbeTimeoutMs)) {
       return c.json({ status: "ok", database: "reachable" });
-    } catch {
-      return c.json({ status: "unavailable", database: "unreachable" }, 503);
     }
+    return c.json({ status: "unavailable", database: "unreachable" }, 503);
   });
 
   app.route("/.well-known/oauth-authorization-server", oauthMetadata(deps));

@@ -1,11 +1,18 @@
 /** Service configuration: read from environment variables, validated once at startup. */
 import { z } from "zod";
+import type { ConnectOptions } from "../db/mod.ts";
 import "./zod_setup.ts";
+import denoConfig from "../deno.json" with { type: "json" };
+
+/** This release's version (deno.json `version`): shown at /healthz and in the start log. */
+export const VERSION: string = denoConfig.version;
 
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 /** The validated configuration every module receives. */
 export interface Config {
+  /** This release's version (VERSION), shown at /healthz. */
+  version: string;
   port: number;
   host: string;
   /** Absolute origin (scheme, host, port; no trailing slash) used in redirects, templates and CORS. */
@@ -16,6 +23,18 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections to PostgreSQL per process (the embedded database always uses one). */
   databasePoolSize: number;
+  /** How long opening one PostgreSQL connection may take. */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL's statement_timeout for the service's connections (0: none). */
+  databaseStatementTimeoutMs: number;
+  /** How long a query or transaction may wait for a pool connection before a 503. */
+  databaseAcquireTimeoutMs: number;
+  /** The readiness probe's (`/readyz`) own timeout. */
+  databaseProbeTimeoutMs: number;
+  /** false: no prepared statements (PgBouncer in transaction mode); undefined: the URL decides. */
+  databasePrepare: boolean | undefined;
+  /** A direct PostgreSQL URL (not through a pooler) for work that needs a session. */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   /** Encrypts stored API keys and consumer secrets; `undefined` means "generate into dataDir". */
   secretKey: string | undefined;
@@ -66,6 +85,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** After SIGTERM/SIGINT: the process has exited within this. */
   shutdownTimeoutMs: number;
+  /** Apply pending migrations at start; false: refuse to start unless the schema is current. */
+  migrateOnStart: boolean;
   /** Port of GET /metrics (Prometheus text format); null: not served. */
   metricsPort: number | null;
   /** Address the metrics listener binds (loopback by default). */
@@ -86,8 +107,19 @@ export const HOST_PORT =
 
 const optionalText = z.string().trim().optional().transform((v) => (v ? v : undefined));
 
-const boolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
-  if (v === undefined || v === "") return false;
+function boolText(defaultValue: boolean) {
+  return z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return defaultValue;
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off"].includes(v)) return false;
+    ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
+    return z.NEVER;
+  });
+}
+
+/** Like boolText, but undefined when unset (the URL or another default decides). */
+const optionalBoolText = z.string().trim().toLowerCase().optional().transform((v, ctx) => {
+  if (v === undefined || v === "") return undefined;
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off"].includes(v)) return false;
   ctx.addIssue({ code: "custom", message: "expected true or false (also 1/0, yes/no, on/off)" });
@@ -125,6 +157,17 @@ const envSchema = z.object({
     ),
   ),
   DATABASE_POOL_SIZE: intText(10, 1, 200),
+  DATABASE_CONNECT_TIMEOUT_MS: intText(5_000, 100, 120_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: intText(15_000, 0, 86_400_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: intText(5_000, 100, 120_000),
+  DATABASE_PROBE_TIMEOUT_MS: intText(1_000, 100, 30_000),
+  DATABASE_PREPARE: optionalBoolText,
+  DATABASE_DIRECT_URL: optionalText.pipe(
+    z.string().optional().refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      { message: "expected a postgres:// or postgresql:// connection URL" },
+    ),
+  ),
   DATA_DIR: z.string().trim().optional().transform((v) => v || "./.data"),
   SECRET_KEY: optionalText.pipe(
     z.string().min(32, "expected at least 32 characters (e.g. `openssl rand -base64 32`)")
@@ -150,7 +193,7 @@ const envSchema = z.object({
   ),
   TOKEN_TTL_SECONDS: intText(3600, 60, 86400),
   TOKEN_CACHE_SECONDS: intText(30, 0, 300),
-  TRUST_PROXY: boolText,
+  TRUST_PROXY: boolText(false),
   TRUSTED_PROXY_HOPS: intText(1, 1, 10),
   PUBLIC_HOSTS: z.string().optional().transform((v, ctx) => {
     const hosts = (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
@@ -173,7 +216,7 @@ const envSchema = z.object({
   TOKEN_FAILURES_PER_MINUTE: intText(30, 1, 1_000_000),
   LAUNCH_LOG_RETENTION_DAYS: intText(90, 1, 3650),
   LAUNCH_LOG_PAYLOAD_DAYS: intText(30, 1, 3650),
-  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText,
+  CALLBACK_ALLOW_PRIVATE_NETWORKS: boolText(false),
   CALLBACK_TIMEOUT_MS: intText(10_000, 100, 120_000),
   CALLBACK_RETRY_BASE_MS: intText(10_000, 10, 3_600_000),
   CALLBACK_MAX_ATTEMPTS: intText(12, 1, 50),
@@ -188,6 +231,7 @@ const envSchema = z.object({
   PASSWORD_RESET_TTL_MINUTES: intText(30, 1, 1440),
   SHUTDOWN_DRAIN_MS: intText(5_000, 0, 300_000),
   SHUTDOWN_TIMEOUT_MS: intText(15_000, 1_000, 600_000),
+  MIGRATE_ON_START: boolText(true),
   METRICS_PORT: optionalText.pipe(
     z.string().optional().transform((v, ctx) => {
       if (v === undefined) return null;
@@ -207,6 +251,20 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The database options of `config` for db/mod.ts connect() (the pool size included). */
+export function databaseOptions(config: Config): ConnectOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    max: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+    prepare: config.databasePrepare,
+    directUrl: config.databaseDirectUrl,
+  };
 }
 
 /**
@@ -252,12 +310,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length) throw new ConfigError(problems);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
+    version: VERSION,
     port: e.PORT,
     host: e.HOST,
     publicUrl,
     portalPrefix: e.PORTAL_PREFIX,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+    databaseProbeTimeoutMs: e.DATABASE_PROBE_TIMEOUT_MS,
+    databasePrepare: e.DATABASE_PREPARE,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: e.DATA_DIR,
     secretKey: e.SECRET_KEY,
     secretKeyPrevious: e.SECRET_KEY_PREVIOUS,
@@ -287,6 +352,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordResetTtlMinutes: e.PASSWORD_RESET_TTL_MINUTES,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    migrateOnStart: e.MIGRATE_ON_START,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
   };

@@ -3,7 +3,7 @@
  * SIGINT or SIGTERM, then drains and stops (server/ops/shutdown.ts). `deno task serve` runs one of
  * these per core (server/serve.ts).
  */
-import { type Service, startService } from "./service.ts";
+import { SchemaNotCurrent, type Service, startService } from "./service.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { log, startFailure } from "./log.ts";
 import { DataDirLocked } from "../db/data_dir_lock.ts";
@@ -26,7 +26,7 @@ let service: Service;
 try {
   service = await startService(config);
 } catch (err) {
-  if (!(err instanceof DataDirLocked)) throw err;
+  if (!(err instanceof DataDirLocked || err instanceof SchemaNotCurrent)) throw err;
   startFailure(err.message);
   Deno.exit(1);
 }
@@ -56,6 +56,7 @@ const server = Deno.serve({
   onListen: ({ hostname, port }) => {
     service.dataDirLock?.setPort(port).catch(() => {});
     const facts = {
+      version: config.version,
       url: `http://${hostname}:${port}`,
       publicUrl: config.publicUrl,
       portalPrefix: config.portalPrefix,

@@ -3,6 +3,12 @@ import type { Hono } from "hono";
 import { connect, type Database } from "../db/mod.ts";
 import { type DataDirLock, lockDataDir } from "../db/data_dir_lock.ts";
 import { migrate, type Migrated } from "../db/migrate.ts";
+import {
+  describePending,
+  recordRelease,
+  schemaIsCurrent,
+  schemaStatus,
+} from "../db/schema_status.ts";
 import { buildApp } from "./app.ts";
 import {
   createDemoData,
@@ -10,7 +16,7 @@ import {
   ensureAdmin,
   ensureBootstrapClient,
 } from "./startup_data.ts";
-import type { Config } from "./config.ts";
+import { type Config, databaseOptions, VERSION } from "./config.ts";
 import { createSecretBox } from "./crypto/secret_box.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -58,6 +64,47 @@ export interface StartOptions {
   resolve?: Resolver;
 }
 
+/** Raised at start when the schema lacks what this release needs and the start may not migrate. */
+export class SchemaNotCurrent extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SchemaNotCurrent";
+  }
+}
+
+/**
+ * Brings the schema to this release (MIGRATE_ON_START) or checks that it is (never runs
+ * half-migrated). A database a newer release migrated is left as it is: a rolling upgrade or a
+ * rollback must not put older stored functions back under the newer release's instances.
+ */
+async function prepareSchema(db: Database, config: Config): Promise<Migrated> {
+  const status = await schemaStatus(db.sql, VERSION);
+  const none: Migrated = { migrations: [], functions: [] };
+  if (status.newerRelease && schemaIsCurrent(status)) {
+    log.warn("the database was migrated by a newer release; this one applies nothing", {
+      version: VERSION,
+      newerRelease: status.newerRelease,
+    });
+    return none;
+  }
+  if (config.migrateOnStart && !status.newerRelease) {
+    // Through DATABASE_DIRECT_URL when set: a pooler in transaction mode sits in front of db.sql.
+    const migrated = await migrate(db.direct);
+    await recordRelease(db.direct, VERSION);
+    return migrated;
+  }
+  if (schemaIsCurrent(status)) return none;
+  const where = db.mode === "embedded" ? `DATA_DIR=${config.dataDir}` : "DATABASE_URL";
+  throw new SchemaNotCurrent(
+    status.newerRelease
+      ? `The database was migrated by release ${status.newerRelease}, which lacks migrations of ` +
+        `this release ${VERSION}: ${describePending(status)}. Deploy a release that has them.`
+      : `The database schema is behind Portal Launcher ${VERSION}: ${describePending(status)}. ` +
+        `MIGRATE_ON_START is false: run \`deno task migrate\` (in a release: ` +
+        `\`bin/portal-launcher migrate\`) with the same ${where}, then start again.`,
+  );
+}
+
 /** Connects, migrates, bootstraps and builds the app. */
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   setLogLevel(config.logLevel);
@@ -65,15 +112,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const dataDirLock = !options.db && !config.databaseUrl ? await lockDataDir(config.dataDir) : null;
   const db = options.db ??
     await connect({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      max: config.databasePoolSize,
+      ...databaseOptions(config),
       onNotice: logDatabaseNotice,
     });
   // Query spans and pool use (db/instrument.ts): every query of this service goes through it.
   db.sql = instrument(db.sql);
   try {
-    const migrated = await migrate(db.sql);
+    const migrated = await prepareSchema(db, config);
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
     const secrets = await createSecretBox(secretKey, config.secretKeyPrevious);
     const resealed = await resealSecrets(db.sql, secrets);

@@ -4,7 +4,7 @@
 -- session has a referenceId and its app has a callback URL and subscribes to that type. Returns
 -- how many were written. Called by launch_apply and by db/queries/callback_events.ts.
 -- `p_traceparent` is the W3C trace context of the change (null outside a trace), kept with each
--- event so that its delivery span links back to the change (migration 00021).
+-- event so that its delivery span links back to the change (migration 00022).
 -- PL/pgSQL so a connection plans its statement once (migration 00017).
 create or replace function emit_callback_events(p_session_id bigint, p_events jsonb,
   p_timestamp text, p_traceparent text)

@@ -4,7 +4,8 @@
 -- them as one list; server/launch/refusals.ts only words them (status, message, field path).
 --
 --   PLL01  the launch is refused (detail: a JSON array of {code, value, ...}; nothing is written)
---   PLL03  a dry run reached its end (detail: the result it would have answered)
+--   PLL03  a dry run reached its end (detail: the result it would have answered, without the
+--          ids of the rows it created: they are its own, see launch_row_id, and no events)
 create or replace function launch_apply(l jsonb) returns jsonb language plpgsql as $$
 declare
   v_app bigint := (l ->> 'appId')::bigint;
@@ -14,6 +15,7 @@ declare
   ag jsonb := l -> 'agent';
   cu jsonb := l -> 'customer';
   se jsonb := l -> 'session';
+  dry boolean := coalesce((l ->> 'dryRun')::boolean, false);
   inserted integer;
   refusals jsonb;
   -- The named session as found (locked): all null when there is none.
@@ -129,10 +131,10 @@ begin
       returning u.id, false as disabled, false as created
     ),
     a_inserted as (
-      insert into users (organization_id, role, external_id, email, first_name, last_name, phone,
-        locale, password_hash)
-      select v_org, 'agent', ag ->> 'externalId', ag ->> 'email', ag ->> 'firstName',
-        ag ->> 'lastName', ag ->> 'phone', ag ->> 'locale',
+      insert into users (id, organization_id, role, external_id, email, first_name, last_name,
+        phone, locale, password_hash) overriding system value
+      select launch_row_id('users', dry), v_org, 'agent', ag ->> 'externalId', ag ->> 'email',
+        ag ->> 'firstName', ag ->> 'lastName', ag ->> 'phone', ag ->> 'locale',
         -- A random password known to nobody (spec §2.4), hashed here: the launch does no hashing
         -- of its own. It never verifies: only the PBKDF2 hashes an administrator sets do.
         'random-sha256$' || encode(sha256(convert_to(
@@ -203,10 +205,10 @@ begin
       returning c.id, false as created, c_found.external_id as previous_external_id
     ),
     c_inserted as (
-      insert into customers (app_id, external_id, email, first_name, last_name, phone1, phone2,
-        other_phone)
-      select v_app, cu ->> 'externalId', cu ->> 'email', cu ->> 'firstName',
-        cu ->> 'lastName', cu ->> 'phone1', cu ->> 'phone2', cu ->> 'otherPhone'
+      insert into customers (id, app_id, external_id, email, first_name, last_name, phone1,
+        phone2, other_phone) overriding system value
+      select launch_row_id('customers', dry), v_app, cu ->> 'externalId', cu ->> 'email',
+        cu ->> 'firstName', cu ->> 'lastName', cu ->> 'phone1', cu ->> 'phone2', cu ->> 'otherPhone'
       where not exists (select 1 from c_found)
       on conflict do nothing
       returning id, true as created, null::text as previous_external_id
@@ -288,10 +290,11 @@ begin
   -- (customer, references, and the assignee only when `assign` is set and the session is open,
   -- so a closed session keeps its status and assignment).
   if s_id is null then
-    insert into sessions (customer_id, assignee_id, external_reference, reference_id, app_id,
-      target)
-    values ((customer ->> 'id')::bigint, (agent ->> 'id')::bigint, se ->> 'externalReference',
-      se ->> 'referenceId', v_app, se ->> 'target')
+    insert into sessions (id, customer_id, assignee_id, external_reference, reference_id, app_id,
+      target) overriding system value
+    values (launch_row_id('sessions', dry), (customer ->> 'id')::bigint,
+      (agent ->> 'id')::bigint, se ->> 'externalReference', se ->> 'referenceId', v_app,
+      se ->> 'target')
     returning id into v_session;
   else
     update sessions set
@@ -323,8 +326,9 @@ begin
 
   -- Devices: one with a serial is upserted by (kind, serial); one without is added unless the
   -- session already has an identical one (a relaunch does not duplicate it).
-  insert into devices (session_id, kind, serial, properties)
-  select v_session, d ->> 'kind', d -> 'properties' ->> 'serial', d -> 'properties'
+  insert into devices (id, session_id, kind, serial, properties) overriding system value
+  select launch_row_id('devices', dry), v_session, d ->> 'kind', d -> 'properties' ->> 'serial',
+    d -> 'properties'
   from jsonb_array_elements(l -> 'devices') d
   where d -> 'properties' ? 'serial' or not exists (
     select 1 from devices x
@@ -336,8 +340,9 @@ begin
 
   -- Teams of the app's organization: created or renamed, and the agent made a member.
   with team_rows as (
-    insert into teams (organization_id, team_id, name)
-    select v_org, t ->> 'teamId', t ->> 'teamName' from jsonb_array_elements(l -> 'teams') t
+    insert into teams (id, organization_id, team_id, name) overriding system value
+    select launch_row_id('teams', dry), v_org, t ->> 'teamId', t ->> 'teamName'
+    from jsonb_array_elements(l -> 'teams') t
     on conflict (organization_id, team_id) do update set name = excluded.name,
       updated_at = now()
     returning id
@@ -347,10 +352,10 @@ begin
   on conflict do nothing;
 
   -- The launch record and the portal login it creates (its restrictions follow the launch).
-  insert into launches (app_id, app_name, outcome, agent_id, session_id, client_address,
-    user_agent, payload, view, warnings, key_used, protection, replay_key)
-  values (v_app, l ->> 'appName', 'ok', (agent ->> 'id')::bigint, v_session,
-    l ->> 'clientAddress', l ->> 'userAgent', l -> 'payload', l -> 'view',
+  insert into launches (id, app_id, app_name, outcome, agent_id, session_id, client_address,
+    user_agent, payload, view, warnings, key_used, protection, replay_key) overriding system value
+  values (launch_row_id('launches', dry), v_app, l ->> 'appName', 'ok', (agent ->> 'id')::bigint,
+    v_session, l ->> 'clientAddress', l ->> 'userAgent', l -> 'payload', l -> 'view',
     (l -> 'warnings') || conflicts, l ->> 'keyUsed', l ->> 'protection', v_replay_key)
   returning id into v_launch;
   insert into logins (token_hash, user_id, expires_at, launch_id, kind)
@@ -359,18 +364,20 @@ begin
 
   -- Callback events, by the rule every session change follows (session_callback_types): a
   -- launch never changes the status, always updates the session's data, and moves an open
-  -- session to its agent when `assign` is set.
-  emitted := emit_callback_events(v_session, session_callback_types(s_id is null, s_status,
-      s_status, s_assignee,
-      case when s_id is null or ((se ->> 'assign')::boolean and s_status = 'open')
-        then (agent ->> 'id')::bigint else s_assignee end, true),
-    l ->> 'eventTimestamp', l ->> 'traceparent');
+  -- session to its agent when `assign` is set. A dry run writes none (their ids are drawn).
+  if not dry then
+    emitted := emit_callback_events(v_session, session_callback_types(s_id is null, s_status,
+        s_status, s_assignee,
+        case when s_id is null or ((se ->> 'assign')::boolean and s_status = 'open')
+          then (agent ->> 'id')::bigint else s_assignee end, true),
+      l ->> 'eventTimestamp', l ->> 'traceparent');
+  end if;
 
   result := jsonb_build_object(
-    'launchId', v_launch,
-    'sessionId', v_session,
-    'agentId', (agent ->> 'id')::bigint,
-    'customerId', (customer ->> 'id')::bigint,
+    'launchId', case when v_launch > 0 then v_launch end,
+    'sessionId', case when v_session > 0 then v_session end,
+    'agentId', case when (agent ->> 'id')::bigint > 0 then (agent ->> 'id')::bigint end,
+    'customerId', case when (customer ->> 'id')::bigint > 0 then (customer ->> 'id')::bigint end,
     'events', emitted,
     'warnings', (l -> 'warnings') || conflicts,
     'plan', jsonb_build_object(
@@ -378,7 +385,7 @@ begin
       'customer', case when (customer ->> 'created')::boolean then 'create' else 'update' end,
       'session', case when s_id is null then 'create' else 'update' end,
       'assign', s_id is null or ((se ->> 'assign')::boolean and s_status = 'open')));
-  if (l ->> 'dryRun')::boolean then
+  if dry then
     raise exception using errcode = 'PLL03', message = 'dry run', detail = result::text;
   end if;
   return result;

@@ -36,7 +36,10 @@ export interface LaunchRefusal {
   ids?: number[];
 }
 
-/** What a launch wrote (or, in a dry run, would have written). */
+/**
+ * What a launch wrote (or, in a dry run, would have written: there, the ids of the rows it
+ * created are null, and events 0).
+ */
 export interface AppliedLaunch {
   launchId: number;
   sessionId: number;
@@ -150,15 +153,20 @@ export async function insertFailedLaunch(
     userAgent: string | null;
     payload: unknown;
     warnings: unknown[];
+    /** The refusal's field errors `[{path, code, message}]`. */
+    errors: unknown[];
+    /** The Inspector's diagnosis of the signed_request; null when none was read. */
+    diagnosis: unknown;
   },
 ): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
-      payload, warnings)
+      payload, warnings, errors, diagnosis)
     values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${withoutNul(v.message)},
       ${v.clientAddress},
       ${v.userAgent?.slice(0, 256) ?? null}, ${v.payload === null ? null : jsonb(tx, v.payload)},
-      ${jsonb(tx, v.warnings)})
+      ${jsonb(tx, v.warnings)}, ${jsonb(tx, v.errors)},
+      ${v.diagnosis === null ? null : jsonb(tx, v.diagnosis)})
     returning id
   `;
   return row.id;

@@ -19,6 +19,10 @@ export interface LaunchLogRow {
   keyUsed: "current" | "previous" | null;
   /** Its replay protection: protected (issuedAt and nonce), unprotected, off; null: not reached. */
   protection: "protected" | "unprotected" | "off" | null;
+  /** A refused launch's field errors. */
+  errors: { path: string; code: string; message: string }[];
+  /** The Inspector's diagnosis of a refused launch's signed_request (null: none was read). */
+  diagnosis: { signature: "valid" | "invalid" | "malformed"; causes: string[] } | null;
   createdAt: Date;
 }
 
@@ -44,7 +48,7 @@ export async function listLaunches(
 ): Promise<LaunchLogRow[]> {
   return await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, warnings, key_used, protection, created_at
+      payload, view, warnings, key_used, protection, errors, diagnosis, created_at
     from launches
     where true
       ${f.appId !== undefined ? sql`and app_id = ${f.appId}` : sql``}
@@ -71,7 +75,7 @@ export async function launchById(
 ): Promise<LaunchLogRow | null> {
   const [row] = await sql<LaunchLogRow[]>`
     select id, app_name, outcome, message, agent_id, session_id, client_address, user_agent,
-      payload, view, warnings, key_used, protection, created_at
+      payload, view, warnings, key_used, protection, errors, diagnosis, created_at
     from launches where id = ${id}
       ${appId !== undefined ? sql`and app_id = ${appId}` : sql``}
   `;

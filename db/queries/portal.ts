@@ -6,6 +6,8 @@ export interface LaunchView {
   view: unknown;
   sessionId: number;
   frameAncestors: string[];
+  /** What the launch ignored, repaired or resolved. */
+  warnings: { path: string; code: string; message: string }[];
 }
 
 /**
@@ -17,7 +19,8 @@ export async function findLaunchView(
   q: { launchId: number; agentId: number },
 ): Promise<LaunchView | null> {
   const [row] = await sql<LaunchView[]>`
-    select l.view, l.session_id, coalesce(a.frame_ancestors, '{}') as frame_ancestors
+    select l.view, l.session_id, coalesce(a.frame_ancestors, '{}') as frame_ancestors,
+      l.warnings
     from launches l left join apps a on a.id = l.app_id
     where l.id = ${q.launchId} and l.agent_id = ${q.agentId} and l.outcome = 'ok'
   `;

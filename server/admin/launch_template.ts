@@ -42,7 +42,13 @@ export function launchTemplate(customFieldNames: string[]): Record<string, unkno
           },
           deviceMobile: { name: "Pixel", os: "Android", serial: "MB-0001", model: "Pixel 8" },
           assign: true,
-          paths: { remote: true, allPaths: false },
+          // Guided paths: remote ones, and a search (one entry per type: full_text,
+          // category_uid, path_uid or tag; uids and tags must name live, published entries).
+          paths: {
+            remote: true,
+            allPaths: false,
+            search: [{ search_type: "full_text", search_values: ["printer offline"] }],
+          },
           showSessionStatusChange: true,
           showAssignToMeButton: true,
           showSessionTransferButton: true,

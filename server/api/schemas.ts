@@ -188,6 +188,16 @@ export const LaunchSchema = z.object({
       "unprotected (accepted without issuedAt under `optional`), off (the app checks none); " +
       "null: the launch failed before",
   }),
+  errors: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
+    .openapi({ description: "A refused launch's field errors (empty for an accepted one)" }),
+  diagnosis: z.object({
+    signature: z.enum(["valid", "invalid", "malformed"]),
+    causes: z.array(z.string()),
+  }).nullable().openapi({
+    description: "A refused launch's signed_request as the Inspector diagnoses it: whether its " +
+      "signature verified and the likely causes when it did not (null: accepted, or no " +
+      "signed_request was read)",
+  }),
   createdAt: Timestamp,
 }).openapi("Launch");
 

@@ -36,6 +36,8 @@ export function launchView(row: LaunchLogRow): z.infer<typeof LaunchSchema> {
     warnings: row.warnings,
     keyUsed: row.keyUsed ?? null,
     protection: row.protection ?? null,
+    errors: row.errors ?? [],
+    diagnosis: row.diagnosis ?? null,
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { log } from "../log.ts";
 
 /** The code whose body is exactly `{"message": "Error evaluating User"}` (spec §7). */
@@ -28,6 +29,8 @@ export interface FieldError {
  */
 export class AppError extends Error {
   readonly errors?: FieldError[];
+  /** Further fields of the JSON body (e.g. the `hint` of `invalid_signature`), after `errors`. */
+  extra?: Record<string, unknown>;
 
   constructor(
     readonly status: ContentfulStatusCode,
@@ -48,9 +51,12 @@ export class AppError extends Error {
   /** The JSON body of the response, without the request id. */
   body(): Record<string, unknown> {
     if (this.code === SPEC_MESSAGE_ONLY) return { message: this.message };
-    return this.errors
-      ? { code: this.code, message: this.message, errors: this.errors }
-      : { code: this.code, message: this.message };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extra,
+    };
   }
 
   /** The JSON body as sent: with the request's id, unless a spec fixes its shape. */
@@ -74,6 +80,29 @@ export class OAuthError extends AppError {
   override bodyFor(): Record<string, unknown> {
     return this.body();
   }
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) before retrying after a database fault. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The 503 of a database that is unreachable or did not answer in time. */
+export function databaseUnavailable(): AppError {
+  return new AppError(
+    503,
+    "database_unavailable",
+    "The database is unavailable; try again in a few seconds",
+    undefined,
+    { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/**
+ * The AppError `err` answers as: itself, `database_unavailable` for a database fault
+ * (db/errors.ts decides which), null for anything unexpected (a 500).
+ */
+export function asAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  return isDatabaseUnavailable(err) ? databaseUnavailable() : null;
 }
 
 /** Formats a zod issue path as a dotted path (`a.b[0].c` becomes `a.b.0.c`). */
@@ -117,17 +146,28 @@ export function validationError(issues: readonly z.core.$ZodIssue[], message = "
   return new AppError(400, "validation_failed", message, fieldErrors(issues));
 }
 
+/** True when the client asks for HTML (a browser). */
+function wantsHtml(c: Context): boolean {
+  return (c.req.header("Accept") ?? "").includes("text/html");
+}
+
 /**
- * Hono's onError: expected errors keep their status; anything else is a logged 500. JSON error
- * bodies carry the request's id (the X-Request-Id header) as `requestId`, except the two whose
- * shape a spec fixes (OAuthError, `invalid_user`).
+ * Hono's onError: expected errors keep their status; a database fault is a 503
+ * `database_unavailable` with `Retry-After` (a page for browsers); anything else is a logged 500.
+ * JSON error bodies carry the request's id (the X-Request-Id header) as `requestId`, except the
+ * two whose shape a spec fixes (OAuthError, `invalid_user`).
  */
 export function handleError(err: Error, c: Context): Response {
   // Set by hono/request-id before any route (undefined only in an app built without it).
   const requestId: string | undefined = c.get("requestId");
-  if (err instanceof AppError) {
-    for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-    return c.json(err.bodyFor(requestId), err.status);
+  const known = asAppError(err);
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers ?? {})) c.header(name, value);
+    if (known.code === "database_unavailable") {
+      log.warn("database unavailable", { requestId, error: err?.message });
+      if (wantsHtml(c)) return c.html(unavailablePage(requestId ?? null), 503);
+    }
+    return c.json(known.bodyFor(requestId), known.status);
   }
   if (err instanceof HTTPException) {
     const [code, message] = err.status === 415
@@ -140,9 +180,7 @@ export function handleError(err: Error, c: Context): Response {
   }
   log.error("unhandled error", { requestId, error: err?.message, stack: err?.stack });
   // A browser (it asks for HTML) gets a page, not raw JSON; every other client the JSON body.
-  if ((c.req.header("Accept") ?? "").includes("text/html")) {
-    return c.html(serverErrorPage(requestId ?? null), 500);
-  }
+  if (wantsHtml(c)) return c.html(serverErrorPage(requestId ?? null), 500);
   return c.json({
     code: "internal_error",
     message: "Internal server error",
@@ -160,6 +198,20 @@ export function serverErrorPage(requestId: string | null): string {
     "<h1>Something went wrong</h1>" +
     "<p>The service could not answer this request. Try again in a moment; if it keeps " +
     "happening, give your administrator this request id:</p>" +
+    `<p><code>${id}</code></p></main></body></html>`;
+}
+
+/** The page a browser gets while the database is unavailable: wait a moment, then retry. */
+export function unavailablePage(requestId: string | null): string {
+  const id = escapeHtml(requestId ?? "unknown");
+  return "<!doctype html>" +
+    '<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    "<title>Temporarily unavailable</title></head><body><main>" +
+    "<h1>Temporarily unavailable</h1>" +
+    "<p>The service cannot reach its database just now. Wait a few seconds, then try again " +
+    "(reload the page, or go back and send the form again). If it keeps happening, give your " +
+    "administrator this request id:</p>" +
     `<p><code>${id}</code></p></main></body></html>`;
 }
 

@@ -20,6 +20,8 @@ function messagePage(p: {
   title: string;
   message: ErrorMessage;
   advice: string;
+  /** The likeliest cause (the `hint` of an `invalid_signature`), for whoever reads the page. */
+  hint?: string;
   /** The origins the message is posted to (each window.postMessage target). */
   targets: string[];
   nonce: string;
@@ -53,6 +55,7 @@ function messagePage(p: {
               </ul>
             )
             : null}
+          {p.hint ? <p data-testid="hint">{p.hint}</p> : null}
           <p>Status {String(status)}. {p.advice}</p>
         </main>
         <script nonce={p.nonce}>{raw(script)}</script>
@@ -72,7 +75,10 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
       message: err.message,
       errors: (err.errors ?? []).map(({ path, message }) => ({ path, message })),
     }),
-    advice: "Please contact the administrator of your application.",
+    advice: err.code === "database_unavailable"
+      ? "The portal is briefly unavailable: try again in a few seconds."
+      : "Please contact the administrator of your application.",
+    hint: (err.extra?.hint as { message?: string } | undefined)?.message,
     targets: messageTargets(frameAncestors),
     nonce,
   });

@@ -154,8 +154,9 @@ export interface DryRunResult {
 
 /**
  * The dry run: the launch's own flow, rolled back at its end, so it answers exactly what the
- * launch would (same checks, same matching, same refusals) and writes nothing. Only sequences
- * advance (PostgreSQL never rolls them back), so ids may skip numbers.
+ * launch would (same checks, same matching, same refusals) and writes nothing. It draws no id
+ * from a sequence either (PostgreSQL never rolls them back): its rows get ids of their own
+ * (launch_row_id), so session, customer and agent numbers stay gap-free.
  */
 export async function planLaunch(
   deps: Deps,

@@ -6,11 +6,11 @@ import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
 import { parseLaunchPayload } from "./payload.ts";
 import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
+import { diagnoseSignature } from "./signature_diagnosis.ts";
 import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
 import { originAllowed } from "../http/frame_ancestors.ts";
 import {
@@ -19,6 +19,7 @@ import {
   countFailure,
   countUnknownApp,
   findApp,
+  launchRefusal,
   limitFailures,
   mapPayload,
   planFlow,
@@ -49,12 +50,13 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     let payload: Record<string, unknown> | null = null;
     let warnings: LaunchWarning[] = [];
     let replay: FreshnessOutcome["replay"] = null;
+    let raw: string | undefined;
     try {
       limitFailures(deps, address);
       launchApp = await findApp(deps, appName);
       // The dry run logs no one in; cross-site callers of it are held by its CORS answer.
       if (!dryRun) checkOrigin(deps.config, launchApp, c.req.header("Origin"));
-      const raw = await readSignedRequest(c);
+      raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, launchApp);
       const verified = verifyRequest(raw, keys);
       if (verified.repaired) warnings = [verified.repaired];
@@ -78,7 +80,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       };
       return dryRun ? await planFlow(c, deps, parsed, meta) : await runFlow(c, deps, parsed, meta);
     } catch (err) {
-      const refusal = err instanceof AppError ? err : null;
+      const refusal = launchRefusal(err);
       if (!dryRun) {
         const back = await reenterSession(c, deps, refusal, launchApp, replay);
         if (back) return back;
@@ -93,6 +95,10 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
           userAgent: c.req.header("User-Agent") ?? null,
           payload,
           warnings,
+          // What the Inspector would say about it, kept with the refusal's field errors.
+          diagnosis: raw === undefined || !refusal || refusal.code === "database_unavailable"
+            ? null
+            : await diagnoseSignature(deps, launchApp, raw).catch(() => null),
         });
         if (recorded !== null) c.set("launchId", recorded);
       } else if (!dryRun && refusal?.code === "app_not_found") {

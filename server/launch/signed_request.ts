@@ -9,6 +9,8 @@ import { AppError } from "../http/errors.ts";
 
 import { ALGORITHM, PAYLOAD_LIMITS, SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
+import { jsonErrorPosition } from "./json_position.ts";
+import { signatureHints } from "./signature_hint.ts";
 
 /** A verified request: the payload text as decoded, its parsed JSON, and any transport repair. */
 export interface VerifiedRequest {
@@ -76,8 +78,25 @@ export function repairSignedRequest(raw: string): { value: string; warning: Repa
 /** Signing lives with the other HMACs; re-exported for the launch's callers and tests. */
 export { hmacBase64, signPayload } from "../crypto/hmac.ts";
 
-function invalidSignature(): AppError {
-  return new AppError(401, "invalid_signature", "Invalid signature");
+/**
+ * The 401 of a signature that matches none of `keys`, with a `hint`: the likeliest cause
+ * (signature_hint.ts; the same diagnosis the Inspector gives).
+ */
+function invalidSignature(raw: string, keys: string[]): AppError {
+  const err = new AppError(401, "invalid_signature", "Invalid signature");
+  err.extra = { hint: signatureHints(raw, keys)[0] };
+  return err;
+}
+
+/** The 400 of a payload that is Base64 (and UTF-8) but not JSON: where the JSON breaks. */
+function invalidPayloadJson(text: string): AppError {
+  const { line, column } = jsonErrorPosition(text);
+  const message = `The payload is Base64 but not JSON: it breaks at line ${line}, column ${column}`;
+  const e = new AppError(400, "invalid_payload_json", message, [
+    { path: SIGNED_REQUEST_FIELD, code: "invalid_json", message: `line ${line}, column ${column}` },
+  ]);
+  e.extra = { line, column };
+  return e;
 }
 
 /**
@@ -128,7 +147,7 @@ export function verifySignedRequest(
   for (const [i, key] of keys.entries()) {
     if (signatureMatches(raw, key) && keyIndex < 0) keyIndex = i;
   }
-  if (keyIndex < 0) throw invalidSignature();
+  if (keyIndex < 0) throw invalidSignature(raw, keys);
 
   const encodedPayload = raw.slice(dot + 1);
   const bytes = decodeBase64(encodedPayload);
@@ -154,11 +173,7 @@ export function verifySignedRequest(
   try {
     payload = JSON.parse(payloadText);
   } catch {
-    throw new AppError(
-      400,
-      "malformed_payload",
-      "The payload segment must be Base64 of UTF-8 JSON text",
-    );
+    throw invalidPayloadJson(payloadText);
   }
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
     throw new AppError(400, "malformed_payload", "The payload must be a JSON object");

@@ -6,6 +6,7 @@
  * small and takes only what it uses, so it can be tested alone.
  */
 import type { Context } from "hono";
+import type { SignatureDiagnosis } from "./signature_diagnosis.ts";
 import { insertFailedLaunch, type LaunchApp, reentryOf } from "../../db/queries/launch.ts";
 import { loginCookieValue, PORTAL_COOKIE, setPortalCookie } from "../auth/cookies.ts";
 import { adapterOf } from "../callbacks/adapters/registry.ts";
@@ -16,7 +17,7 @@ import { sha256 } from "../crypto/hashing.ts";
 import { type SecretBox, secretContext } from "../crypto/secret_box.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
+import { AppError, asAppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
@@ -220,6 +221,15 @@ export async function reenterSession(
   return landed(c, deps.config, found.sessionId, found.launchId, { warnings: [] });
 }
 
+/**
+ * The refusal a launch failure answers with: an AppError as it is, a database fault as 503
+ * `database_unavailable` (never counted, never written to the launch log), null for anything
+ * unexpected.
+ */
+export function launchRefusal(err: unknown): AppError | null {
+  return asAppError(err);
+}
+
 /** Failure step: counts a failure against the client address (a 429 itself does not count). */
 export function countFailure(
   deps: { failures: Pick<Deps["failures"], "launch"> },
@@ -241,18 +251,22 @@ export interface FailedAttempt {
   /** The decoded request as the launch log keeps it; null when it was not decoded. */
   payload: Record<string, unknown> | null;
   warnings: LaunchWarning[];
+  /** The Inspector's diagnosis of the signed_request (null when none was read). */
+  diagnosis?: SignatureDiagnosis | null;
 }
 
 /**
  * Failure step: writes the failed attempt to the launch log, an unexpected failure (`refusal`
  * null) as `internal_error`; returns its launch-log id. A failure to write is logged, never
- * thrown (then null).
+ * thrown (then null). Nothing is written while the database is unavailable (the write would
+ * wait for it again).
  */
 export async function recordFailure(
   deps: Pick<Deps, "sql">,
   refusal: AppError | null,
   attempt: FailedAttempt,
 ): Promise<number | null> {
+  if (refusal?.code === "database_unavailable") return null;
   return await insertFailedLaunch(deps.sql, {
     appId: attempt.app.id,
     appName: attempt.app.appName,
@@ -262,6 +276,8 @@ export async function recordFailure(
     userAgent: attempt.userAgent,
     payload: attempt.payload,
     warnings: attempt.warnings,
+    errors: refusal?.errors ?? [],
+    diagnosis: attempt.diagnosis ?? null,
   }).catch((e) => {
     log.error("cannot record failed launch", { error: e.message });
     return null;
@@ -292,18 +308,23 @@ export function countUnknownApp(
 }
 
 /**
- * Failure step: a browser (Accept text/html first) gets the refusal as the error page, framable
- * by the app's frame ancestors; anything else, and any unexpected error, is rethrown for the
- * error handler (JSON).
+ * Failure step: a browser (Accept text/html first) gets the refusal (a database fault: the 503
+ * `database_unavailable`, with Retry-After) as the error page, framable by the app's frame
+ * ancestors; anything else is thrown for the error handler (JSON), an unexpected error as it is.
  */
 export function answerFailure(
   c: Context<AppEnv>,
   err: unknown,
   app: Pick<LaunchApp, "frameAncestors"> | null,
 ): Response {
-  if (!(err instanceof AppError) || !prefersHtml(c)) throw err;
-  c.set("errorCode", err.code);
+  const refusal = launchRefusal(err);
+  if (!refusal || !prefersHtml(c)) throw refusal ?? err;
+  c.set("errorCode", refusal.code);
+  if (refusal.code === "database_unavailable") {
+    log.warn("database unavailable", { requestId: c.get("requestId"), error: String(err) });
+  }
+  for (const [name, value] of Object.entries(refusal.headers ?? {})) c.header(name, value);
   const origins = app?.frameAncestors ?? [];
   c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-  return c.html(errorPage(err, origins, cspNonce(c)), err.status);
+  return c.html(errorPage(refusal, origins, cspNonce(c)), refusal.status);
 }

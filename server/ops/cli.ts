@@ -21,7 +21,8 @@ export interface Flags {
 export class UsageError extends Error {}
 
 /**
- * Parses `args` (Deno.args).
+ * Parses `args` (Deno.args). A leading `serve` (the release's command word: `bin/portal-launcher
+ * serve --port 8080`, tools/cli.ts) is the same as none.
  *
  * @example
  * ```ts
@@ -30,6 +31,7 @@ export class UsageError extends Error {}
  * ```
  */
 export function parseFlags(args: string[]): Flags {
+  if (args[0] === "serve") args = args.slice(1);
   let values;
   try {
     ({ values } = parseArgs({

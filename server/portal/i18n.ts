@@ -58,6 +58,8 @@ const en = {
   startRemote: "Start remote connection",
   remoteTitle: "Remote control",
   remoteRequested: "Remote connection requested",
+  launchAdjusted: "The launch that opened this session was adjusted:",
+  dismiss: "Dismiss",
   remoteNote:
     "The remote connection request is recorded on the session. The remote-control engine connects from here.",
   startVisualSupport: "Start visual support",
@@ -163,6 +165,8 @@ const fr: Partial<Strings> = {
   startRemote: "Démarrer la connexion à distance",
   remoteTitle: "Contrôle à distance",
   remoteRequested: "Connexion à distance demandée",
+  launchAdjusted: "Le lancement qui a ouvert cette session a été ajusté :",
+  dismiss: "Fermer",
   remoteNote:
     "La demande de connexion à distance est enregistrée sur la session. Le moteur de contrôle à distance se connecte ici.",
   startVisualSupport: "Démarrer l'assistance visuelle",
@@ -266,6 +270,8 @@ const es: Partial<Strings> = {
   startRemote: "Iniciar conexión remota",
   remoteTitle: "Control remoto",
   remoteRequested: "Conexión remota solicitada",
+  launchAdjusted: "El lanzamiento que abrió esta sesión se ajustó:",
+  dismiss: "Cerrar",
   remoteNote:
     "La solicitud de conexión remota queda registrada en la sesión. El motor de control remoto se conecta aquí.",
   startVisualSupport: "Iniciar soporte visual",
@@ -369,6 +375,8 @@ const de: Partial<Strings> = {
   startRemote: "Fernverbindung starten",
   remoteTitle: "Fernsteuerung",
   remoteRequested: "Fernverbindung angefordert",
+  launchAdjusted: "Der Start, der diese Sitzung geöffnet hat, wurde angepasst:",
+  dismiss: "Schließen",
   remoteNote:
     "Die Anfrage zur Fernverbindung ist in der Sitzung vermerkt. Die Fernsteuerung verbindet sich hier.",
   startVisualSupport: "Visuellen Support starten",

@@ -10,6 +10,7 @@ import {
   CustomerPanel,
   DevicesPanel,
   Header,
+  LaunchNotice,
   Notice,
   PathsPanelView,
   PortalNav,
@@ -44,6 +45,7 @@ export function sessionScreen(d: ScreenData): string {
             {title} · <span class={`status-${s.status}`}>{t(s.status)}</span>
           </h1>
           <Notice text={d.notice} />
+          <LaunchNotice d={d} />
           <Controls d={d} />
           <PathsPanelView d={d} />
           <details>
@@ -72,6 +74,7 @@ export function sessionScreen(d: ScreenData): string {
           <main data-layout="seesupport">
             <h1>{title}</h1>
             <Notice text={d.notice} />
+            <LaunchNotice d={d} />
             <div class="grid hero-row">
               <CustomerPanel d={d} />
               <DevicesPanel d={d} />
@@ -104,6 +107,7 @@ export function sessionScreen(d: ScreenData): string {
         <main data-layout="standard">
           <h1>{title}</h1>
           <Notice text={d.notice} />
+          <LaunchNotice d={d} />
           <Controls d={d} />
           <div class="grid">
             <SessionInfo d={d} />

@@ -310,3 +310,28 @@ export function PortalNav(props: { ctx: PageContext }) {
 export function Notice(props: { text: string | null }) {
   return props.text ? <p class="notice" role="status">{props.text}</p> : null;
 }
+
+/**
+ * What the launch that opened this session ignored or repaired that the agent should know
+ * (view.ts agentNotices): a notice the agent dismisses (a dialog's own form: no script).
+ */
+export function LaunchNotice(props: { d: ScreenData }) {
+  const notices = props.d.view.notices ?? [];
+  if (!notices.length) return null;
+  const { t } = props.d;
+  return (
+    <dialog open class="notice launch-notice" data-testid="launch-notice">
+      <p>{t("launchAdjusted")}</p>
+      <ul>
+        {notices.map((w) => (
+          <li>
+            <code>{w.path}</code>: {w.message}
+          </li>
+        ))}
+      </ul>
+      <form method="dialog">
+        <button type="submit">{t("dismiss")}</button>
+      </form>
+    </dialog>
+  );
+}

@@ -9,6 +9,21 @@ import type { PortalAgent } from "./auth.ts";
 export interface ScreenView extends LaunchView {
   launchId: number | null;
   frameAncestors: string[];
+  /** The launch's warnings the agent should know about, on the session it opened only. */
+  notices?: { path: string; code: string; message: string }[];
+}
+
+/**
+ * The warnings an agent should know about, among a launch's: path filters it ignored (its guided
+ * paths may not be the ones the host meant) and values it repaired. Identity resolutions and
+ * other ignored fields are the host's business: the launch log has them.
+ */
+export function agentNotices(
+  warnings: { path: string; code: string; message: string }[],
+): { path: string; code: string; message: string }[] {
+  return warnings.filter((w) =>
+    w.code.endsWith("_repaired") || (w.code === "ignored_field" && /\.paths(\.|$)/.test(w.path))
+  );
 }
 
 /** Parses `?launch=` (or the form field): a positive integer, else null. */
@@ -41,6 +56,7 @@ export async function resolveView(
       ...view,
       launchId,
       frameAncestors: found.sessionId === sessionId ? found.frameAncestors : [],
+      notices: found.sessionId === sessionId ? agentNotices(found.warnings ?? []) : [],
     };
   }
   return defaultView(agent);

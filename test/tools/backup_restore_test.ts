@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../server/config.ts";
 import { startService } from "../../server/service.ts";
-import { startProcess } from "../helpers/process.ts";
+import { startProcess, startRecordOf } from "../helpers/process.ts";
 import { signLaunch } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
 import { uniqueId } from "../helpers/shared.ts";
@@ -48,7 +48,7 @@ Deno.test("backup and restore: from a running service and from a stopped one", o
   try {
     const source = `${dir}/source`;
     const first = await startProcess({ DATA_DIR: source });
-    const apiKey = first.output().match(/API key: (\S+)/)![1];
+    const { apiKey } = startRecordOf(first.output()).demo;
     for (let i = 0; i < 7; i++) {
       const res = await fetch(`http://127.0.0.1:${first.port}/portal/api/auth/app/demo`, {
         method: "POST",

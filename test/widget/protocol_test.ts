@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import {
+  frameBlocked,
   launchFailure,
   parseParameters,
   readSignResponse,
   readValidateResponse,
   toFailure,
+  validateFailure,
   warmUpUrl,
 } from "../../widget/src/protocol.ts";
 
@@ -124,4 +126,46 @@ Deno.test("toFailure: a launch error passes unchanged, anything else becomes its
     message: "sign-url is required",
     errors: [],
   });
+});
+
+Deno.test("widget protocol: a refused dry run tells CORS from an unreachable portal", async () => {
+  const action = "https://portal.example.com/portal/api/auth/app/crm";
+  const probed: string[] = [];
+  const up = (url: string) => (probed.push(url), Promise.resolve(new Response()));
+  const refused = await validateFailure(
+    action,
+    new TypeError("Failed to fetch"),
+    "https://crm.test",
+    up,
+  );
+  assert.deepEqual(probed, ["https://portal.example.com/"]);
+  assert.equal(refused.code, "origin_not_allowed");
+  assert.deepEqual(refused.errors, [
+    { path: "origin", message: "Add https://crm.test to the app's allowed origins" },
+  ]);
+  const down = () => Promise.reject(new TypeError("Failed to fetch"));
+  const unreachable = await validateFailure(
+    action,
+    new TypeError("Failed to fetch"),
+    "https://crm.test",
+    down,
+  );
+  assert.deepEqual(unreachable, {
+    status: 0,
+    code: "portal_unreachable",
+    message: "Cannot reach the portal: Failed to fetch",
+    errors: [],
+  });
+});
+
+Deno.test("widget protocol: a frame that never reported ready names the origin to allow", () => {
+  const blocked = frameBlocked("https://crm.test", 8000);
+  assert.equal(blocked.code, "frame_blocked");
+  assert.match(
+    blocked.message,
+    /within 8 s: .*Add https:\/\/crm\.test to the app's allowed origins/,
+  );
+  assert.deepEqual(blocked.errors, [
+    { path: "origin", message: "Add https://crm.test to the app's allowed origins" },
+  ]);
 });

@@ -6,6 +6,7 @@
  */
 import { html, LitElement, nothing, type PropertyValues } from "lit";
 import { keyed } from "lit/directives/keyed.js";
+import { submitForm } from "./submit.ts";
 import { launcherStyles } from "./styles.ts";
 import { MESSAGE_TYPES, SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 import {
@@ -14,6 +15,8 @@ import {
   type SessionChange,
 } from "../../server/launch/host_messages.ts";
 import {
+  FRAME_TIMEOUT_MS,
+  frameBlocked,
   type LaunchedDetail,
   type LaunchErrorDetail,
   launchFailure as failure,
@@ -27,6 +30,7 @@ import {
   type SessionChangeDetail,
   TARGETS,
   toFailure,
+  validateFailure,
   warmUpUrl,
 } from "./protocol.ts";
 
@@ -84,6 +88,7 @@ export class PortalLauncher extends LitElement {
     label: { type: String },
     validate: { type: Boolean },
     autoresize: { type: Boolean },
+    frameTimeout: { type: Number, attribute: "frame-timeout" },
     disabled: { type: Boolean, reflect: true },
     status: { type: String, reflect: true },
     failure: { attribute: false, state: true },
@@ -111,6 +116,8 @@ export class PortalLauncher extends LitElement {
   declare validate: boolean;
   /** The iframe follows the portal page's content height (min/max: CSS custom properties). */
   declare autoresize: boolean;
+  /** Ms a frame may take to report `ready` before `frame_blocked` (default 8000). */
+  declare frameTimeout: number;
   /** Disables the button. */
   declare disabled: boolean;
   /**
@@ -127,6 +134,7 @@ export class PortalLauncher extends LitElement {
   #tab: Window | null = null;
   /** The portal frame's generation: a frame that showed a session is replaced, never reused. */
   #frameKey = 0;
+  #frameTimer: ReturnType<typeof setTimeout> | undefined;
   #onMessage = (event: MessageEvent) => this.#portalMessage(event);
 
   constructor() {
@@ -138,6 +146,7 @@ export class PortalLauncher extends LitElement {
     this.label = "Open portal";
     this.validate = false;
     this.autoresize = false;
+    this.frameTimeout = FRAME_TIMEOUT_MS;
     this.disabled = false;
     this.status = "idle";
     this.failure = null;
@@ -153,6 +162,7 @@ export class PortalLauncher extends LitElement {
 
   override disconnectedCallback(): void {
     globalThis.removeEventListener("message", this.#onMessage);
+    clearTimeout(this.#frameTimer);
     super.disconnectedCallback();
   }
 
@@ -268,6 +278,7 @@ export class PortalLauncher extends LitElement {
       return;
     }
     this.status = "signing";
+    clearTimeout(this.#frameTimer);
     this.failure = null;
     this.#emit<LaunchStartDetail>("portal-launch-start", { target, parameters: this.parameters });
     // A tab must be opened inside the click, before any await, or popup blockers refuse it.
@@ -297,8 +308,8 @@ export class PortalLauncher extends LitElement {
         this.status = "validating";
         const body = new URLSearchParams({ [SIGNED_REQUEST_FIELD]: signed.signedRequest });
         await readValidateResponse(
-          await fetch(`${signed.action}/validate`, { method: "POST", body }).catch((err) => {
-            throw failure(0, "portal_unreachable", `Cannot reach the portal: ${err.message}`);
+          await fetch(`${signed.action}/validate`, { method: "POST", body }).catch(async (err) => {
+            throw await validateFailure(signed.action, err);
           }),
         );
       }
@@ -314,12 +325,15 @@ export class PortalLauncher extends LitElement {
           throw failure(0, "target_changed", "The target changed; launch again");
         }
       }
-      this.#submit(
-        signed.action,
-        signed.signedRequest,
-        target === "self" ? "_self" : target === "tab" ? tabName : this.#frameName,
-      );
+      const into = target === "self" ? "_self" : target === "tab" ? tabName : this.#frameName;
+      // The form lives in the element's shadow root, so the iframe's name resolves next to it.
+      submitForm(this.renderRoot, signed.action, signed.signedRequest, into);
       this.status = "open";
+      // A frame the portal refuses (frame-ancestors) reports nothing: time it out.
+      const ms = this.frameTimeout;
+      if (into === this.#frameName) {
+        this.#frameTimer = setTimeout(() => this.#fail(frameBlocked(location.origin, ms)), ms);
+      }
       this.#emit<LaunchedDetail>("portal-launched", { target, action: signed.action });
     } catch (err) {
       tab?.close();
@@ -327,25 +341,9 @@ export class PortalLauncher extends LitElement {
     }
   }
 
-  #submit(action: string, signedRequest: string, formTarget: string): void {
-    const form = document.createElement("form");
-    form.method = "POST";
-    form.action = action;
-    form.target = formTarget;
-    form.style.display = "none";
-    const field = document.createElement("input");
-    field.type = "hidden";
-    field.name = SIGNED_REQUEST_FIELD;
-    field.value = signedRequest;
-    form.append(field);
-    // The form lives in the element's shadow root, so the iframe's name resolves next to it.
-    this.renderRoot.appendChild(form);
-    form.submit();
-    form.remove();
-  }
-
   /** The shown frame goes; a frame made again starts anew (a fresh warm-up frame, or none). */
   #unframe(): void {
+    clearTimeout(this.#frameTimer);
     if (this.framed) this.#frameKey++;
     this.framed = false;
   }
@@ -364,6 +362,7 @@ export class PortalLauncher extends LitElement {
     if (!mine) return;
     const m = readHostMessage(event.data);
     if (!m) return;
+    if (event.source === frame) clearTimeout(this.#frameTimer); // the portal answers in the frame
     if (m.type === MESSAGE_TYPES.error) {
       this.#fail({ status: m.status, code: m.code, message: m.message, errors: m.errors });
     } else if (m.type === MESSAGE_TYPES.ready) {

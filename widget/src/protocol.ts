@@ -149,6 +149,52 @@ export function warmUpUrl(portalUrl: string, base = globalThis.location?.href): 
   }
 }
 
+/** How long a portal frame may take to report `ready` (the element's `frame-timeout`), in ms. */
+export const FRAME_TIMEOUT_MS = 8000;
+
+/** What to do when the portal refuses this page: allow its origin (the host page's own). */
+function originAdvice(origin: string): FieldProblem[] {
+  return [{ path: "origin", message: `Add ${origin} to the app's allowed origins` }];
+}
+
+/** The portal frame did not report `ready` in time: the portal most likely refused the framing. */
+export function frameBlocked(origin: string, timeoutMs: number): LaunchErrorDetail {
+  return {
+    status: 0,
+    code: "frame_blocked",
+    message: `The portal did not open in its frame within ${timeoutMs / 1000} s: it refuses to ` +
+      `be framed by ${origin}. Add ${origin} to the app's allowed origins.`,
+    errors: originAdvice(origin),
+  };
+}
+
+/**
+ * Why the dry run's fetch failed: a browser reports a CORS refusal and an unreachable portal
+ * alike, so the portal is probed without CORS (an opaque answer of any status means it is up):
+ * up means it refused this page's origin (`origin_not_allowed`), else `portal_unreachable`.
+ */
+export async function validateFailure(
+  action: string,
+  err: Error,
+  origin = globalThis.location?.origin ?? "",
+  probe: (url: string) => Promise<unknown> = (url) => fetch(url, { mode: "no-cors" }),
+): Promise<LaunchErrorDetail> {
+  const reachable = await probe(new URL(action, globalThis.location?.href).origin + "/").then(
+    () => true,
+    () => false,
+  );
+  if (!reachable) {
+    return launchFailure(0, "portal_unreachable", `Cannot reach the portal: ${err.message}`);
+  }
+  return {
+    status: 0,
+    code: "origin_not_allowed",
+    message: `The portal refused the dry run from ${origin}: add ${origin} to the app's ` +
+      "allowed origins.",
+    errors: originAdvice(origin),
+  };
+}
+
 /** A failure the element found itself (no answer to read). */
 export function launchFailure(status: number, code: string, message: string): LaunchErrorDetail {
   return { status, code, message, errors: [] };

@@ -136,6 +136,38 @@ export function launchLogScreens(deps: Deps): Hono<ScreenEnv> {
             </tr>
           </tbody>
         </table>
+        {l.errors.length
+          ? (
+            <>
+              <h2>Field errors</h2>
+              <ul data-testid="field-errors">
+                {l.errors.map((e) => (
+                  <li>
+                    <code>{e.code}</code> <code>{e.path}</code>: {e.message}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )
+          : null}
+        {l.diagnosis
+          ? (
+            <>
+              <h2>Diagnosis</h2>
+              <p>
+                Signature:{" "}
+                <strong data-testid="diagnosis-signature">{l.diagnosis.signature}</strong>
+              </p>
+              {l.diagnosis.causes.length
+                ? (
+                  <ul data-testid="diagnosis-causes">
+                    {l.diagnosis.causes.map((cause, i) => <li key={i}>{cause}</li>)}
+                  </ul>
+                )
+                : null}
+            </>
+          )
+          : null}
         <h2>Warnings</h2>
         {l.warnings.length
           ? (

@@ -97,12 +97,18 @@ test("diagnoses another app's key, and an unknown key", async ({ other, json, in
   assert.match(unknown.causes.at(-1)!, /Wrong key/);
 });
 
+test("never calls a payload valid without saying its signature did not verify", async (f) => {
+  const r = await f.inspect(await signPayload(f.json, "unknown-key-0123456789"));
+  assert.equal(r.signature, "invalid");
+  assert.match(r.validation!.message, /^Valid launch payload, but its signature did not verify/);
+});
+
 test("reports malformed values and unknown apps, and writes nothing", async (f) => {
   const { svc, good, inspect } = f;
   const r = await inspect("no-dot-here");
   assert.equal(r.signature, "malformed");
   const notJson = await inspect(`${good.split(".")[0]}.${encodeBase64("not json")}`);
-  assert.equal(notJson.decodeError, "The payload is not JSON");
+  assert.equal(notJson.decodeError, "The payload is not JSON: it breaks at line 1, column 2");
   await assert.rejects(inspectSignedRequest({ ...svc.deps }, "nope", good), /Unknown application/);
   await inspect(good);
   const [{ count }] = await svc.db.sql`select count(*) from launches`;

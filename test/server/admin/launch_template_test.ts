@@ -15,6 +15,10 @@ Deno.test("admin launch template parses as a launch payload", () => {
   assert.equal(payload.session.id, null, "the blank sessionId means a new session");
   assert.equal(payload.session.devices.length, 2);
   assert.equal(payload.view.target, "standard");
+  assert.deepEqual(payload.view.paths?.search, [{
+    type: "full_text",
+    values: ["printer offline"],
+  }]);
   assert.equal(payload.freshness.nonce, template.nonce, "a sender's fresh nonce");
   const age = Date.now() - payload.freshness.issuedAt!.getTime();
   assert.ok(age >= 0 && age < 60_000, "issuedAt is now");

@@ -203,3 +203,48 @@ for (const backend of backends) {
     });
   }
 }
+
+for (const backend of backends) {
+  Deno.test({
+    name: `dry runs consume no ids: numbers stay gap-free across them [${backend.name}]`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const f = await fixtures.get(backend)!();
+      // Everything a launch can insert: a new agent, customer, session, device, team, launch.
+      const full = () => {
+        const team = { teamId: uniqueId("t"), teamName: "Team" };
+        return freshPayload({ deviceComputer: { serial: uniqueId("sn") } }, { teams: [team] });
+      };
+      const ids = async (launched: Json) => {
+        const [r] = await f.svc.db.sql`select s.customer_id, s.assignee_id,
+            (select max(id) from devices where session_id = s.id) as device,
+            (select max(id) from launches where session_id = s.id) as launch,
+            (select max(team_id) from team_members where user_id = s.assignee_id) as team
+          from sessions s where s.id = ${launched.body.sessionId}`;
+        return [launched.body.sessionId, r.customerId, r.assigneeId, r.device, r.launch, r.team]
+          .map(Number);
+      };
+      const first = await f.launchJson(full());
+      assert.equal(first.status, 200);
+      for (let i = 0; i < 3; i++) {
+        const { status, body } = await f.dryRun(full());
+        assert.equal(status, 200);
+        assert.deepEqual(body.plan, {
+          agent: "create",
+          customer: "create",
+          session: "create",
+          assign: true,
+        });
+      }
+      const second = await f.launchJson(full());
+      assert.equal(second.status, 200);
+      const [a, b] = [await ids(first), await ids(second)];
+      assert.deepEqual(b, a.map((id) => id + 1), "session, customer, agent, device, launch, team");
+      const [neg] = await f.svc.db.sql`select
+        (select count(*) from users where id < 0) + (select count(*) from sessions where id < 0)
+        as n`;
+      assert.equal(Number(neg.n), 0, "no dry run row committed");
+    },
+  });
+}

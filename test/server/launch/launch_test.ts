@@ -292,9 +292,11 @@ for (const backend of backends) {
     assert.deepEqual(user.body, { message: "Error evaluating User" });
     const sig = await f.launch(freshPayload(), { json: true, key: "wrong-key-0000000000" });
     assert.equal(sig.status, 401);
-    assert.deepEqual(await sig.json(), {
+    const refused = await sig.json();
+    assert.deepEqual(refused, {
       code: "invalid_signature",
       message: "Invalid signature",
+      hint: { code: "wrong_key", message: refused.hint.message },
       requestId: sig.headers.get("X-Request-Id"),
     });
     const unknown = await f.launch(freshPayload(), {

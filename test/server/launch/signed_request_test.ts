@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createHmac } from "node:crypto";
 import {
   signatureMatches,
   signPayload,
@@ -121,10 +123,16 @@ Deno.test("signed_request: missing or malformed values are 400", () => {
 
 Deno.test("signed_request: a signed payload that is not JSON, or not UTF-8, is 400", async () => {
   const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
-  const notJson = await signPayload("not json", key);
+  const notJson = await signPayload('{\n  "algorithm": "HMACSHA256",\n  "context": }', key);
   const err = failure(() => verifySignedRequest(notJson, [key]));
   assert.equal(err.status, 400);
-  assert.match(err.message, /Base64 of UTF-8 JSON/);
+  assert.deepEqual(err.body(), {
+    code: "invalid_payload_json",
+    message: "The payload is Base64 but not JSON: it breaks at line 3, column 14",
+    errors: [{ path: "signed_request", code: "invalid_json", message: "line 3, column 14" }],
+    line: 3,
+    column: 14,
+  });
   const latin1 = new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x7d]).toBase64();
   const mac = await crypto.subtle.sign(
     "HMAC",
@@ -191,4 +199,22 @@ Deno.test("codec: a signature that starts with '+' still verifies when the '+' a
   // Stray line breaks and trailing blanks around it are still trimmed.
   const padded = verifySignedRequest(`\r\n${signed}  \n`, [key]);
   assert.equal(padded.repaired, null);
+});
+
+Deno.test("signed_request: an invalid signature answers a hint at its likeliest cause", async () => {
+  const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
+  const good = await signPayload('{"algorithm":"HMACSHA256"}', key);
+  const hintOf = (raw: string) =>
+    (failure(() => verifySignedRequest(raw, [key])).body().hint as { code: string }).code;
+  assert.equal(
+    hintOf(await signPayload('{"algorithm":"HMACSHA256"}', "other-key-123")),
+    "wrong_key",
+  );
+  const [sig, payload] = good.split(".");
+  const hex = Buffer.from(sig, "base64").toString("hex");
+  assert.equal(hintOf(`${hex}.${payload}`), "signature_hex");
+  assert.equal(hintOf(`${sig.replace("=", "%3D")}.${payload}`), "signature_not_base64");
+  assert.equal(hintOf(`${sig}.${payload}!`), "payload_not_base64");
+  const overJson = createHmac("sha256", key).update('{"algorithm":"HMACSHA256"}').digest("base64");
+  assert.equal(hintOf(`${overJson}.${payload}`), "signed_json");
 });

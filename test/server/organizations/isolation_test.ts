@@ -158,7 +158,9 @@ for (const backend of backends) {
         const body = await res.json();
         assert.equal(body.code, "invalid_assignee");
         assert.deepEqual(body.errors.map((e: Json) => e.path), ["assigneeId"]);
-        answers.add(JSON.stringify(body));
+        // Every answer has its own requestId; the rest must not tell the ids apart.
+        const { requestId: _id, ...rest } = body;
+        answers.add(JSON.stringify(rest));
       }
       assert.equal(answers.size, 1, "the same answer whatever the id names");
     },
