@@ -59,7 +59,7 @@ export function redactSpanUrls(): void {
   proto[PATCHED] = true;
 }
 
-/** Names the request's server span by its route (`POST /portal/api/auth/app/:app_name`). */
+/** Names the request's server span by its route (`GET /portal/sessions/:id`). */
 export function nameServerSpan(method: string, route: string | undefined): void {
   if (!TRACING || !route) return;
   const span = trace.getActiveSpan();

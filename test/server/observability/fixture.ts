@@ -135,9 +135,15 @@ export interface Observed {
   stop(): Promise<number>;
 }
 
-/** Starts the service as a process on a fresh database with `env` added. */
-export async function startObserved(env: Record<string, string>): Promise<Observed> {
-  const prepared = await prepareDatabase(backends.at(-1)!);
+/**
+ * Starts the service as a process with `env` added, on a fresh database, or on `given` (then
+ * `stop` leaves it for the caller to close).
+ */
+export async function startObserved(
+  env: Record<string, string>,
+  given?: Prepared,
+): Promise<Observed> {
+  const prepared = given ?? await prepareDatabase(backends.at(-1)!);
   let running: Running;
   try {
     running = await startProcess({
@@ -147,7 +153,7 @@ export async function startObserved(env: Record<string, string>): Promise<Observ
       ...env,
     });
   } catch (err) {
-    await prepared.close();
+    if (!given) await prepared.close();
     throw err;
   }
   const base = `http://127.0.0.1:${running.port}`;
@@ -196,7 +202,7 @@ export async function startObserved(env: Record<string, string>): Promise<Observ
       try {
         return await stopProcess(running);
       } finally {
-        await prepared.close();
+        if (!given) await prepared.close();
       }
     },
   };
