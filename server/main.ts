@@ -48,30 +48,39 @@ if (config.metricsPort !== null) {
   }
 }
 
-const server = Deno.serve({
-  hostname: config.host,
-  port: config.port,
-  // serve.ts's processes share the port; the kernel spreads connections among them.
-  reusePort: flags.reusePort,
-  onListen: ({ hostname, port }) => {
-    service.dataDirLock?.setPort(port).catch(() => {});
-    const facts = {
-      version: config.version,
-      url: `http://${hostname}:${port}`,
-      publicUrl: config.publicUrl,
-      portalPrefix: config.portalPrefix,
-      database: service.db.mode === "embedded"
-        ? `embedded PGlite in ${config.dataDir}/pglite`
-        : "PostgreSQL (DATABASE_URL)",
-      metricsUrl: metrics?.url ?? null,
-      migrated: service.migrated,
-      demo: service.demo,
-    };
-    // The log is JSON lines from the first to the last; people at a terminal get a banner.
-    if (Deno.stdout.isTerminal()) console.log(startBanner(facts));
-    else log.always("listening", startRecord(facts));
-  },
-}, service.app.fetch);
+let server: Deno.HttpServer;
+try {
+  server = Deno.serve({
+    hostname: config.host,
+    port: config.port,
+    // serve.ts's processes share the port; the kernel spreads connections among them.
+    reusePort: flags.reusePort,
+    onListen: ({ hostname, port }) => {
+      service.dataDirLock?.setPort(port).catch(() => {});
+      const facts = {
+        version: config.version,
+        url: `http://${hostname}:${port}`,
+        publicUrl: config.publicUrl,
+        portalPrefix: config.portalPrefix,
+        database: service.db.mode === "embedded"
+          ? `embedded PGlite in ${config.dataDir}/pglite`
+          : "PostgreSQL (DATABASE_URL)",
+        metricsUrl: metrics?.url ?? null,
+        migrated: service.migrated,
+        demo: service.demo,
+      };
+      // The log is JSON lines from the first to the last; people at a terminal get a banner.
+      if (Deno.stdout.isTerminal()) console.log(startBanner(facts));
+      else log.always("listening", startRecord(facts));
+    },
+  }, service.app.fetch);
+} catch (err) {
+  // The port is taken, say: a start failure like the others (a JSON record unless a terminal).
+  startFailure(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  await metrics?.close();
+  await service.close();
+  Deno.exit(1);
+}
 
 let stopping = false;
 function stop(signal: string): void {

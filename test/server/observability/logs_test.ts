@@ -155,3 +155,38 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "logs: a start that fails says why in one JSON error record on stderr",
+  ...opts,
+  async fn() {
+    const run = async (env: Record<string, string>) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...FLAGS, MAIN],
+        env: { HOME: Deno.env.get("HOME") ?? "/tmp", SHUTDOWN_DRAIN_MS: "0", ...env },
+        clearEnv: true,
+        signal: AbortSignal.timeout(60_000),
+      }).output();
+      assert.equal(out.code, 1);
+      const lines = jsonLines(new TextDecoder().decode(out.stderr));
+      assert.equal(lines.length, 1);
+      assert.equal(lines[0].level, "error");
+      jsonLines(new TextDecoder().decode(out.stdout));
+      return lines[0].msg as string;
+    };
+    assert.match(await run({ PORT: "http" }), /^Invalid configuration:\n {2}- PORT: expected/);
+    const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const prepared = await prepareDatabase(backends.at(-1)!);
+    try {
+      const port = (taken.addr as Deno.NetAddr).port;
+      const msg = await run({ ...prepared.env, PORT: String(port), LOG_LEVEL: "warn" });
+      assert.match(
+        msg,
+        new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: Address already in use`),
+      );
+    } finally {
+      taken.close();
+      await prepared.close();
+    }
+  },
+});
