@@ -106,6 +106,11 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   app.route(deps.config.portalPrefix, portalPasswordResetRoutes(deps));
   app.route(deps.config.portalPrefix, portalSignInRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
+  // {portal_url}/ (with its slash; portalRoutes answers {portal_url}): the agent's sessions.
+  app.get(
+    `${deps.config.portalPrefix}/`,
+    (c) => c.redirect(`${deps.config.portalPrefix}/sessions`),
+  );
   app.route("/admin", adminScreens(deps));
 
   app.notFound(notFound);
