@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
- * `deno task screens`: screenshots of each portal flavor and each admin screen (and the entry,
- * error and sign-in pages) at 1280 and 390 px, viewport-sized, into docs/screens/, from a
+ * `deno task screens`: screenshots of each portal flavor and each admin screen at 1280 and 390 px,
+ * viewport-sized (small PNGs), into docs/screens/, from a
  * throwaway service with sample data (test/helpers/page_walk.ts, the pages the design walk
  * checks). Run it after a change to a page and commit the PNGs that changed.
  */
@@ -12,8 +12,8 @@ import { ensureWidgetBuilt } from "../test/helpers/widget.ts";
 const OUT = new URL("../docs/screens/", import.meta.url).pathname;
 const SIZES = [{ width: 1280, height: 800 }, { width: 390, height: 844 }];
 const VIEWERS: Viewer[] = ["agent", "admin", "anonymous"];
-/** Pages left out: the ones whose look another page already shows. */
-const SKIP = /^(portal reset link|admin password reset|cookies-blocked|5xx)/;
+/** The pages shot: the portal's flavors and the admin screens (the walk has more). */
+const SHOT = /^(portal (standard|embedded|seesupport)$|admin )/;
 
 /** A file name from a page's name: `admin /admin/apps/crm` becomes `admin-apps-crm`. */
 function fileName(name: string, width: number): string {
@@ -40,7 +40,7 @@ if (import.meta.main) {
         await page.setViewportSize(size);
         for (const p of walk.pages.filter((p) => p.viewer === viewer)) {
           await p.open(page);
-          if (SKIP.test(p.name)) continue;
+          if (!SHOT.test(p.name)) continue;
           await page.screenshot({ path: `${OUT}${fileName(p.name, size.width)}` });
           count++;
         }
