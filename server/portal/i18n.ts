@@ -47,7 +47,7 @@ const en = {
   search: "Search paths",
   searchButton: "Search",
   clearSearch: "Clear",
-  noPaths: "No guided paths match.",
+  noPaths: "No guided paths match. Published paths that match the search appear here.",
   recentlyUsed: "Recently used",
   runPath: "Run",
   pathsRun: "Paths run on this session",
@@ -155,7 +155,8 @@ const fr: Partial<Strings> = {
   search: "Rechercher des parcours",
   searchButton: "Rechercher",
   clearSearch: "Effacer",
-  noPaths: "Aucun parcours guidé ne correspond.",
+  noPaths:
+    "Aucun parcours guidé ne correspond. Les parcours publiés qui correspondent à la recherche apparaissent ici.",
   recentlyUsed: "Utilisés récemment",
   runPath: "Lancer",
   pathsRun: "Parcours exécutés sur cette session",
@@ -261,7 +262,8 @@ const es: Partial<Strings> = {
   search: "Buscar rutas",
   searchButton: "Buscar",
   clearSearch: "Borrar",
-  noPaths: "Ninguna ruta guiada coincide.",
+  noPaths:
+    "Ninguna ruta guiada coincide. Aquí aparecen las rutas publicadas que coinciden con la búsqueda.",
   recentlyUsed: "Usadas recientemente",
   runPath: "Ejecutar",
   pathsRun: "Rutas ejecutadas en esta sesión",
@@ -367,7 +369,8 @@ const de: Partial<Strings> = {
   search: "Pfade suchen",
   searchButton: "Suchen",
   clearSearch: "Leeren",
-  noPaths: "Keine geführten Pfade gefunden.",
+  noPaths:
+    "Keine geführten Pfade gefunden. Veröffentlichte Pfade, die zur Suche passen, erscheinen hier.",
   recentlyUsed: "Zuletzt verwendet",
   runPath: "Starten",
   pathsRun: "In dieser Sitzung ausgeführte Pfade",

@@ -300,7 +300,7 @@ export function PathsPanelView(props: { d: ScreenData }) {
             {panel.listing.map((p) => <PathItem key={p.uid} d={d} path={p} />)}
           </ul>
         )
-        : <p>{t("noPaths")}</p>}
+        : <p class="empty">{t("noPaths")}</p>}
     </section>
   );
 }

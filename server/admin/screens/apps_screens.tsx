@@ -73,7 +73,14 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
             </tbody>
           </table>
         </div>
-        {apps.length === 0 ? <p>No apps.</p> : null}
+        {apps.length === 0
+          ? (
+            <p class="empty">
+              No apps yet. Each host app that launches the portal (a CRM, a CTI tool) appears here
+              once you add it with New app.
+            </p>
+          )
+          : null}
       </>,
     ));
   });

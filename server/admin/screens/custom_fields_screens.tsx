@@ -50,6 +50,14 @@ export function customFieldsScreens(deps: Deps): Hono<ScreenEnv> {
               </tbody>
             </table>
           </div>
+          {list.length === 0
+            ? (
+              <p class="empty">
+                No custom fields yet. Fields you add below appear here, and launches may then set
+                them.
+              </p>
+            )
+            : null}
           <h2>Add a custom field</h2>
           <form method="post" action="/admin/custom-fields">
             <Csrf ctx={ctx} />

@@ -134,7 +134,12 @@ export function deliveriesScreens(deps: Deps): Hono<ScreenEnv> {
               </table>
             </div>
           )
-          : <p>No events yet.</p>}
+          : (
+            <p class="empty">
+              No events yet. Each callback this app's sessions send (created, updated, path runs)
+              appears here with its delivery attempts.
+            </p>
+          )}
       </>,
     );
   }

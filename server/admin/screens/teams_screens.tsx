@@ -67,7 +67,13 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
               </tbody>
             </table>
           </div>
-          {list.length === 0 ? <p>No teams.</p> : null}
+          {list.length === 0
+            ? (
+              <p class="empty">
+                No teams yet. Teams you add below, or that launches name in user.teams, appear here.
+              </p>
+            )
+            : null}
           <h2>Add a team</h2>
           <p class="hint">
             Launches create teams named in user.teams by their teamId too, in their app's

@@ -107,7 +107,13 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
             </tbody>
           </table>
         </div>
-        {shown.length === 0 ? <p>No users match.</p> : null}
+        {shown.length === 0
+          ? (
+            <p class="empty">
+              No users match. Agents appear here when a launch signs them in or you add them.
+            </p>
+          )
+          : null}
         {more ? <a class="button secondary" href={`/admin/users?${next}`}>Next page</a> : null}
       </>,
     ));
