@@ -5,7 +5,8 @@ import { secureHeaders } from "hono/secure-headers";
 import { probeDatabase } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
-import { AppError, handleError } from "./http/errors.ts";
+import { handleError, notFound } from "./http/errors.ts";
+import { landingPage } from "./http/status_page.tsx";
 import { completePagePolicy } from "./http/page_policy.ts";
 import { observeRequests } from "./observability/requests.ts";
 import { redactSpanUrls } from "./observability/tracing.ts";
@@ -70,6 +71,7 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).
   app.use(`${deps.config.portalPrefix}/*`, portalAccess(deps));
 
+  app.get("/", (c) => c.html(landingPage(deps.config.portalPrefix)));
   app.get("/healthz", (c) => c.json({ status: "ok", version: deps.config.version }));
   app.get("/readyz", async (c) => {
     if (drain.draining) return c.json({ status: "draining" }, 503);
@@ -95,14 +97,17 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   app.route(deps.config.portalPrefix, portalPasswordResetRoutes(deps));
   app.route(deps.config.portalPrefix, portalSignInRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
+  // {portal_url}/ (with its slash; portalRoutes answers {portal_url}): the agent's sessions.
+  app.get(
+    `${deps.config.portalPrefix}/`,
+    (c) => c.redirect(`${deps.config.portalPrefix}/sessions`),
+  );
   app.route("/admin", adminScreens(deps));
 
+  // The request log's code and the span's missing route (server/observability/requests.ts).
   app.notFound((c) => {
     c.set("errorCode", "route_not_found");
-    return handleError(
-      new AppError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`),
-      c,
-    );
+    return notFound(c);
   });
   app.onError(handleError);
   return app;

@@ -68,27 +68,29 @@ function SchemaTable(props: { doc: Json; schema: Json }) {
   if (!props_.length) return <code>{typeLabel(props.doc, props.schema)}</code>;
   const required: string[] = s.required ?? [];
   return (
-    <table>
-      <thead>
-        <tr>
-          <th>Field</th>
-          <th>Type</th>
-          <th>Notes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props_.map(([name, p]) => (
+    <div class="table-wrap" tabindex={0}>
+      <table>
+        <thead>
           <tr>
-            <td>
-              <code>{name}</code>
-              {required.includes(name) ? " *" : ""}
-            </td>
-            <td>{typeLabel(props.doc, p)}</td>
-            <td>{deref(props.doc, p).description ?? ""}</td>
+            <th>Field</th>
+            <th>Type</th>
+            <th>Notes</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props_.map(([name, p]) => (
+            <tr>
+              <td>
+                <code>{name}</code>
+                {required.includes(name) ? " *" : ""}
+              </td>
+              <td>{typeLabel(props.doc, p)}</td>
+              <td>{deref(props.doc, p).description ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -132,29 +134,31 @@ function Operation(props: { doc: Json; method: string; path: string; op: Json })
         : null}
       {params.length
         ? (
-          <table>
-            <thead>
-              <tr>
-                <th>Parameter</th>
-                <th>In</th>
-                <th>Type</th>
-                <th>Notes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {params.map((p) => (
+          <div class="table-wrap" tabindex={0}>
+            <table>
+              <thead>
                 <tr>
-                  <td>
-                    <code>{p.name}</code>
-                    {p.required ? " *" : ""}
-                  </td>
-                  <td>{p.in}</td>
-                  <td>{typeLabel(doc, p.schema)}</td>
-                  <td>{p.description ?? p.schema?.description ?? ""}</td>
+                  <th>Parameter</th>
+                  <th>In</th>
+                  <th>Type</th>
+                  <th>Notes</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {params.map((p) => (
+                  <tr>
+                    <td>
+                      <code>{p.name}</code>
+                      {p.required ? " *" : ""}
+                    </td>
+                    <td>{p.in}</td>
+                    <td>{typeLabel(doc, p.schema)}</td>
+                    <td>{p.description ?? p.schema?.description ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )
         : null}
       {bodySchema
@@ -258,6 +262,7 @@ export function docsPage(doc: Json): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{doc.info.title} reference</title>
+        <link rel="stylesheet" href={assetPath("base.css")} />
         <link rel="stylesheet" href={assetPath("api-docs.css")} />
       </head>
       <body data-server={server}>

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { log } from "../log.ts";
+import { notFoundHtml, serverErrorHtml, unavailableHtml } from "./status_html.ts";
 
 /** The code whose body is exactly `{"message": "Error evaluating User"}` (spec §7). */
 const SPEC_MESSAGE_ONLY = "invalid_user";
@@ -188,33 +189,24 @@ export function handleError(err: Error, c: Context): Response {
   }, 500);
 }
 
-/** The page a browser gets for a 5xx: what happened, what to do, and the request id to quote. */
+/** The page a browser gets for a 5xx (server/http/status_page.tsx). */
 export function serverErrorPage(requestId: string | null): string {
-  const id = escapeHtml(requestId ?? "unknown");
-  return "<!doctype html>" +
-    '<html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    "<title>Something went wrong</title></head><body><main>" +
-    "<h1>Something went wrong</h1>" +
-    "<p>The service could not answer this request. Try again in a moment; if it keeps " +
-    "happening, give your administrator this request id:</p>" +
-    `<p><code>${id}</code></p></main></body></html>`;
+  return serverErrorHtml(requestId);
 }
 
-/** The page a browser gets while the database is unavailable: wait a moment, then retry. */
+/** The page a browser gets while the database is unavailable (server/http/status_page.tsx). */
 export function unavailablePage(requestId: string | null): string {
-  const id = escapeHtml(requestId ?? "unknown");
-  return "<!doctype html>" +
-    '<html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    "<title>Temporarily unavailable</title></head><body><main>" +
-    "<h1>Temporarily unavailable</h1>" +
-    "<p>The service cannot reach its database just now. Wait a few seconds, then try again " +
-    "(reload the page, or go back and send the form again). If it keeps happening, give your " +
-    "administrator this request id:</p>" +
-    `<p><code>${id}</code></p></main></body></html>`;
+  return unavailableHtml(requestId);
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/**
+ * Hono's notFound: a browser (it asks for HTML) gets the 404 page; every other client the JSON
+ * `route_not_found` error.
+ */
+export function notFound(c: Context): Response {
+  if (wantsHtml(c)) return c.html(notFoundHtml(c.req.path, c.get("requestId") ?? null), 404);
+  return handleError(
+    new AppError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`),
+    c,
+  );
 }

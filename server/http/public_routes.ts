@@ -24,6 +24,7 @@ export interface PublicRoute {
 export function publicRoutes(portalPrefix: string): readonly PublicRoute[] {
   const p = portalPrefix;
   return [
+    { method: "GET", path: "/", reason: "the entry page: what the service is, links onward" },
     { method: "GET", path: "/healthz", reason: "liveness probe" },
     { method: "GET", path: "/readyz", reason: "readiness probe" },
     {

@@ -2,19 +2,17 @@
  * HTML pages that reach the host app through postMessage (server/launch/host_messages.ts): the
  * launch error page, and the page a session answers when the browser refused the launch's login
  * cookie. Each posts one `MESSAGE_TYPES.error` message to window.parent or window.opener, only
- * to the app's exact allowed origins; its inline style and script carry the request's CSP nonce.
+ * to the app's exact allowed origins; its inline script carries the request's CSP nonce; its style is base.css.
  */
 import { raw } from "hono/html";
 import type { AppError } from "../http/errors.ts";
+import { type QuotedIds, statusPage } from "../http/status_page.tsx";
 import {
   COOKIES_BLOCKED,
   type ErrorMessage,
   hostMessage,
   messageTargets,
 } from "./host_messages.ts";
-
-const STYLE = "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2933}" +
-  "h1{font-size:1.25rem}li code{background:#f1f5f9;padding:0 .25rem}";
 
 function messagePage(p: {
   title: string;
@@ -25,48 +23,47 @@ function messagePage(p: {
   /** The origins the message is posted to (each window.postMessage target). */
   targets: string[];
   nonce: string;
+  ids: QuotedIds;
 }): string {
   const targets = p.targets;
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
   const script = `(function(){var d=${json(p.message)};var t=${json(targets)};` +
     "var w=window.parent!==window?window.parent:window.opener;" +
     "if(w){t.forEach(function(o){try{w.postMessage(d,o)}catch(e){}})}})();";
-  const { message, errors, status } = p.message;
-  const page = (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{p.title}</title>
-        <style nonce={p.nonce}>{STYLE}</style>
-      </head>
-      <body>
-        <main>
-          <h1>{p.title}</h1>
-          <p role="alert">{message}</p>
-          {errors.length
-            ? (
-              <ul>
-                {errors.map((e) => (
-                  <li>
-                    <code>{e.path}</code>: {e.message}
-                  </li>
-                ))}
-              </ul>
-            )
-            : null}
-          {p.hint ? <p data-testid="hint">{p.hint}</p> : null}
-          <p>Status {String(status)}. {p.advice}</p>
-        </main>
+  const { message, errors, status, code } = p.message;
+  return statusPage({
+    title: p.title,
+    code: code ?? undefined,
+    ids: p.ids,
+    children: (
+      <>
+        <p class="alert" role="alert">{message}</p>
+        {errors.length
+          ? (
+            <ul>
+              {errors.map((e) => (
+                <li>
+                  <code>{e.path}</code>: {e.message}
+                </li>
+              ))}
+            </ul>
+          )
+          : null}
+        {p.hint ? <p data-testid="hint">{p.hint}</p> : null}
+        <p>Status {String(status)}. {p.advice}</p>
         <script nonce={p.nonce}>{raw(script)}</script>
-      </body>
-    </html>
-  );
-  return "<!doctype html>" + page.toString();
+      </>
+    ),
+  });
 }
 
 /** The launch error page: the refusal's message and field errors, for the agent and the host. */
-export function errorPage(err: AppError, frameAncestors: string[], nonce: string): string {
+export function errorPage(
+  err: AppError,
+  frameAncestors: string[],
+  nonce: string,
+  ids: QuotedIds = {},
+): string {
   return messagePage({
     title: "The portal could not be opened",
     message: hostMessage.error({
@@ -81,6 +78,7 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
     hint: (err.extra?.hint as { message?: string } | undefined)?.message,
     targets: messageTargets(frameAncestors),
     nonce,
+    ids,
   });
 }
 
@@ -89,7 +87,7 @@ export function errorPage(err: AppError, frameAncestors: string[], nonce: string
  * refuses the portal's cookies inside the host page. The element answers the message with an
  * "Open in a new tab" button; the page itself tells the agent the same.
  */
-export function cookiesBlockedPage(nonce: string): string {
+export function cookiesBlockedPage(nonce: string, ids: QuotedIds = {}): string {
   return messagePage({
     title: "The portal cannot open inside this page",
     message: hostMessage.error({
@@ -105,6 +103,7 @@ export function cookiesBlockedPage(nonce: string): string {
     // names no app's origin (it is the same for every launch).
     targets: ["*"],
     nonce,
+    ids,
   });
 }
 

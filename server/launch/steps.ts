@@ -326,5 +326,8 @@ export function answerFailure(
   for (const [name, value] of Object.entries(refusal.headers ?? {})) c.header(name, value);
   const origins = app?.frameAncestors ?? [];
   c.header("Content-Security-Policy", frameAncestorsCsp(origins));
-  return c.html(errorPage(refusal, origins, cspNonce(c)), refusal.status);
+  return c.html(
+    errorPage(refusal, origins, cspNonce(c), { requestId: c.get("requestId") }),
+    refusal.status,
+  );
 }

@@ -54,7 +54,10 @@ export function portalAccess(deps: Deps): MiddlewareHandler<AppEnv> {
     ) {
       c.header("Cache-Control", "no-store");
       c.header("Content-Security-Policy", COOKIES_BLOCKED_CSP);
-      return c.html(cookiesBlockedPage(cspNonce(c)), 401);
+      return c.html(
+        cookiesBlockedPage(cspNonce(c), { requestId: c.get("requestId"), launchId }),
+        401,
+      );
     }
     // A refused post comes back to its session's screen after signing in.
     const back = sessionId ? `${prefix}/sessions/${sessionId}` : place.fallback;

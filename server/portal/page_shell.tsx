@@ -57,6 +57,7 @@ export function Page(props: {
         <title>{props.title}</title>
         {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
         <link rel="icon" href={assetPath("favicon.svg", props.prefix ?? "")} type="image/svg+xml" />
+        <link rel="stylesheet" href={assetPath("base.css", props.prefix ?? "")} />
         <link rel="stylesheet" href={assetPath("portal.css", props.prefix ?? "")} />
         {props.bridge
           ? (
@@ -82,6 +83,14 @@ export function Csrf(props: { ctx: PageContext }) {
         : null}
     </>
   );
+}
+
+/** A date in the viewer's language, with the exact time (seconds, zone) on hover. */
+export function When(props: { date: Date | string; language: string }) {
+  const d = typeof props.date === "string" ? new Date(props.date) : props.date;
+  const exact = new Intl.DateTimeFormat(props.language, { dateStyle: "full", timeStyle: "long" })
+    .format(d);
+  return <time datetime={d.toISOString()} title={exact}>{when(d, props.language)}</time>;
 }
 
 export function when(date: Date | string, language: string): string {

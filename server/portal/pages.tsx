@@ -17,8 +17,9 @@ import {
   RemoteButton,
   RemoteView,
   SessionInfo,
+  Value,
 } from "./panels.tsx";
-import { Csrf, Page, type PageContext, type ScreenData, when } from "./page_shell.tsx";
+import { Csrf, Page, type PageContext, type ScreenData, When } from "./page_shell.tsx";
 import { portalUrl } from "./view.ts";
 import { bridgeSettings } from "./bridge_settings.ts";
 
@@ -249,32 +250,42 @@ export function sessionsPage(
         <h1>{t("sessionsTitle")}</h1>
         {rows.length
           ? (
-            <table data-testid="sessions">
-              <thead>
-                <tr>
-                  <th scope="col">{t("session")}</th>
-                  <th scope="col">{t("customer")}</th>
-                  <th scope="col">{t("externalReference")}</th>
-                  <th scope="col">{t("status")}</th>
-                  <th scope="col">{t("updated")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
+            <div class="card table-wrap">
+              <table data-testid="sessions">
+                <thead>
                   <tr>
-                    <td>
-                      <a href={`${ctx.prefix}/sessions/${r.id}`}>{String(r.id)}</a>
-                    </td>
-                    <td>{r.firstName} {r.lastName}</td>
-                    <td>{r.externalReference ?? ""}</td>
-                    <td>{t(r.status === "closed" ? "closed" : "open")}</td>
-                    <td>{when(r.updatedAt, ctx.language)}</td>
+                    <th scope="col">{t("session")}</th>
+                    <th scope="col">{t("customer")}</th>
+                    <th scope="col">{t("externalReference")}</th>
+                    <th scope="col">{t("status")}</th>
+                    <th scope="col">{t("updated")}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map((r) => (
+                    <tr>
+                      <td>
+                        <a href={`${ctx.prefix}/sessions/${r.id}`}>{String(r.id)}</a>
+                      </td>
+                      <td>{r.firstName} {r.lastName}</td>
+                      <td>
+                        <Value t={t} value={r.externalReference} />
+                      </td>
+                      <td>
+                        <span class={`badge ${r.status === "closed" ? "danger" : "ok"}`}>
+                          {t(r.status === "closed" ? "closed" : "open")}
+                        </span>
+                      </td>
+                      <td>
+                        <When date={r.updatedAt} language={ctx.language} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
-          : <p>{t("noSessions")}</p>}
+          : <p class="empty">{t("noSessions")}</p>}
       </Chrome>
     ),
   });

@@ -1,7 +1,17 @@
 /** The panels of the session screen: session info, customer, devices, controls, guided paths. */
 import { type CatalogPath, localTitle } from "./guided_paths.ts";
-import { Csrf, type PageContext, type ScreenData, when } from "./page_shell.tsx";
+import { Csrf, type PageContext, type ScreenData, When } from "./page_shell.tsx";
+import { deviceLabel } from "./device_labels.ts";
 import { portalUrl } from "./view.ts";
+
+/** A value, or a muted placeholder saying none was given. */
+export function Value(props: { t: PageContext["t"]; value: unknown }) {
+  const v = props.value;
+  if (v === null || v === undefined || v === "") {
+    return <span class="empty">{props.t("notGiven")}</span>;
+  }
+  return <>{String(v)}</>;
+}
 
 export function SessionInfo(props: { d: ScreenData }) {
   const { d } = props;
@@ -9,8 +19,8 @@ export function SessionInfo(props: { d: ScreenData }) {
   const a = s.assignee;
   return (
     <section class="card" aria-labelledby="info-h">
-      <h2 id="info-h">{t("session")} {String(s.id)}</h2>
-      <dl>
+      <h2 id="info-h">{t("sessionDetails")}</h2>
+      <dl class="kv">
         <dt>{t("status")}</dt>
         <dd class={`status-${s.status}`} data-testid="status">{t(s.status)}</dd>
         <dt>{t("assignee")}</dt>
@@ -19,7 +29,9 @@ export function SessionInfo(props: { d: ScreenData }) {
           ? (
             <>
               <dt>{t("externalReference")}</dt>
-              <dd data-testid="external-reference">{s.externalReference ?? ""}</dd>
+              <dd data-testid="external-reference">
+                <Value t={t} value={s.externalReference} />
+              </dd>
             </>
           )
           : null}
@@ -34,13 +46,19 @@ export function SessionInfo(props: { d: ScreenData }) {
         {Object.entries(s.customFields).map(([name, value]) => (
           <>
             <dt>{d.settings.labels[name] ?? name}</dt>
-            <dd data-field={name}>{String(value)}</dd>
+            <dd data-field={name}>
+              <Value t={t} value={value} />
+            </dd>
           </>
         ))}
         <dt>{t("created")}</dt>
-        <dd>{when(s.createdAt, d.language)}</dd>
+        <dd>
+          <When date={s.createdAt} language={d.language} />
+        </dd>
         <dt>{t("updated")}</dt>
-        <dd>{when(s.updatedAt, d.language)}</dd>
+        <dd>
+          <When date={s.updatedAt} language={d.language} />
+        </dd>
       </dl>
     </section>
   );
@@ -61,11 +79,13 @@ export function CustomerPanel(props: { d: ScreenData }) {
   return (
     <section class="card" aria-labelledby="customer-h" data-testid="customer">
       <h2 id="customer-h">{t("customer")}</h2>
-      <dl>
+      <dl class="kv">
         {rows.map(([label, value]) => (
           <>
             <dt>{label}</dt>
-            <dd>{value ?? ""}</dd>
+            <dd>
+              <Value t={t} value={value} />
+            </dd>
           </>
         ))}
       </dl>
@@ -86,7 +106,7 @@ export function DevicesPanel(props: { d: ScreenData }) {
   return (
     <section class="card" aria-labelledby="devices-h" data-testid="devices">
       <h2 id="devices-h">{t("devices")}</h2>
-      {d.session.devices.length === 0 ? <p>{t("noDevices")}</p> : null}
+      {d.session.devices.length === 0 ? <p class="empty">{t("noDevices")}</p> : null}
       {d.session.devices.map((dev) => {
         const { av_prods: av, ...props } = dev.properties as Record<string, unknown> & {
           av_prods?: AvProduct[];
@@ -94,37 +114,41 @@ export function DevicesPanel(props: { d: ScreenData }) {
         return (
           <div data-device={dev.kind}>
             <h3>{t(dev.kind)}{props.name ? `: ${String(props.name)}` : ""}</h3>
-            <dl>
+            <dl class="kv">
               {Object.entries(props).map(([k, v]) => (
                 <>
-                  <dt>{k}</dt>
-                  <dd>{String(v)}</dd>
+                  <dt data-key={k}>{deviceLabel(k, d.language)}</dt>
+                  <dd>
+                    <Value t={t} value={v} />
+                  </dd>
                 </>
               ))}
             </dl>
             {av?.length
               ? (
-                <table data-testid="av-prods">
-                  <caption>{t("antivirus")}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t("company")}</th>
-                      <th scope="col">{t("product")}</th>
-                      <th scope="col">{t("version")}</th>
-                      <th scope="col">{t("latest")}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {av.map((p) => (
+                <div class="table-wrap" tabindex={0}>
+                  <table data-testid="av-prods">
+                    <caption>{t("antivirus")}</caption>
+                    <thead>
                       <tr>
-                        <td>{p.company ?? ""}</td>
-                        <td>{p.name ?? ""}</td>
-                        <td>{p.version ?? ""}</td>
-                        <td>{p.latest === undefined ? "" : p.latest ? t("yes") : t("no")}</td>
+                        <th scope="col">{t("company")}</th>
+                        <th scope="col">{t("product")}</th>
+                        <th scope="col">{t("version")}</th>
+                        <th scope="col">{t("latest")}</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {av.map((p) => (
+                        <tr>
+                          <td>{p.company ?? ""}</td>
+                          <td>{p.name ?? ""}</td>
+                          <td>{p.version ?? ""}</td>
+                          <td>{p.latest === undefined ? "" : p.latest ? t("yes") : t("no")}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )
               : null}
           </div>
@@ -240,8 +264,11 @@ export function PathsPanelView(props: { d: ScreenData }) {
           <>
             <h3>{t("pathsRun")}</h3>
             <ul data-testid="path-runs">
-              {s.pathRuns.map((r) => <li key={r.ranAt}>{r.title} · {when(r.ranAt, d.language)}
-              </li>)}
+              {s.pathRuns.map((r) => (
+                <li key={r.ranAt}>
+                  {r.title} · <When date={r.ranAt} language={d.language} />
+                </li>
+              ))}
             </ul>
           </>
         )
@@ -273,7 +300,7 @@ export function PathsPanelView(props: { d: ScreenData }) {
             {panel.listing.map((p) => <PathItem key={p.uid} d={d} path={p} />)}
           </ul>
         )
-        : <p>{t("noPaths")}</p>}
+        : <p class="empty">{t("noPaths")}</p>}
     </section>
   );
 }
@@ -283,9 +310,8 @@ export function Header(props: { ctx: PageContext }) {
   return (
     <header class="bar">
       <strong>{t("portal")}</strong>
-      <span data-testid="agent-name">
-        {agent.firstName} {agent.lastName} · {t("language")}:{" "}
-        <span data-testid="language">{language}</span>
+      <span data-testid="agent-name" lang={language}>
+        {agent.firstName} {agent.lastName}
       </span>
       <form method="post" action={`${props.ctx.prefix}/logout`} class="logout">
         <input type="hidden" name="csrf" value={agent.csrf} />

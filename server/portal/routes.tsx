@@ -296,6 +296,9 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     return backToScreen(c, id, view, { panel: "list", change: "path-completed" });
   });
 
+  // {portal_url}/ and {portal_url}: the agent's sessions (signed out: the guard's sign-in).
+  app.get("/", (c) => c.redirect(`${prefix}/sessions`, 302));
+
   app.get("/sessions", async (c) => {
     const agent = c.get("agent");
     const view = defaultView(agent);

@@ -92,7 +92,10 @@ async function problem(
   if (res.status === 404) {
     // No handler for this method (a route that is only middleware, or another method's route).
     const body = await res.text();
-    return body.includes('"code":"route_not_found"') ? null : `404 from a handler: ${body}`;
+    // JSON clients get the route_not_found error, browsers the 404 page marked with its code.
+    const notFound = body.includes('"code":"route_not_found"') ||
+      body.includes('data-code="route_not_found"');
+    return notFound ? null : `404 from a handler: ${body}`;
   }
   await res.body?.cancel();
   const location = res.headers.get("Location") ?? "";

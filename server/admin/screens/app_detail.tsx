@@ -2,6 +2,7 @@
  * An app's page: its settings, launch URL, API client and JSON template, with enable/disable,
  * key and secret rotation (each new secret shown once) and delete.
  */
+import { LocalTime } from "../../http/local_time.tsx";
 import { endKeyOverlap, rotateKey } from "../key_rotation.ts";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { type Context, Hono } from "hono";
@@ -45,62 +46,67 @@ export function AppDetail(
           </p>
         )
         : null}
-      <table>
-        <tbody>
-          <tr>
-            <th scope="row">App Name</th>
-            <td>{app.appName}</td>
-          </tr>
-          <tr>
-            <th scope="row">Organization</th>
-            <td>
-              <a href={`/admin/apps?organization=${app.organization}`}>
-                <code>{app.organization}</code>
-              </a>
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Authentication Type</th>
-            <td>{app.authType}</td>
-          </tr>
-          <tr>
-            <th scope="row">Enabled</th>
-            <td>{app.enabled ? "yes" : "no"}</td>
-          </tr>
-          <tr>
-            <th scope="row">Current key last used</th>
-            <td data-testid="current-key-used">{app.signingKeys.currentLastUsedAt ?? "never"}</td>
-          </tr>
-          {app.signingKeys.previousExpiresAt
-            ? (
-              <tr>
-                <th scope="row">Previous key</th>
-                <td data-testid="previous-key">
-                  verifies until {app.signingKeys.previousExpiresAt}; last used{" "}
-                  {app.signingKeys.previousLastUsedAt ?? "never"}
-                  {app.signingKeys.previousLastUsedAt ? "" : " (safe to revoke)"}
-                </td>
-              </tr>
-            )
-            : null}
-          <tr>
-            <th scope="row">Launch URL</th>
-            <td>
-              <code data-testid="launch-url">{app.launchUrl}</code>
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">API client</th>
-            <td>
-              <code>{app.clientId}</code> ({app.clientScopes.join(" ")})
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Allowed frame ancestors</th>
-            <td>{app.frameAncestors.join(", ") || "none"}</td>
-          </tr>
-        </tbody>
-      </table>
+      <div class="table-wrap" tabindex={0}>
+        <table>
+          <tbody>
+            <tr>
+              <th scope="row">App Name</th>
+              <td>{app.appName}</td>
+            </tr>
+            <tr>
+              <th scope="row">Organization</th>
+              <td>
+                <a href={`/admin/apps?organization=${app.organization}`}>
+                  <code>{app.organization}</code>
+                </a>
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Authentication Type</th>
+              <td>{app.authType}</td>
+            </tr>
+            <tr>
+              <th scope="row">Enabled</th>
+              <td>{app.enabled ? "yes" : "no"}</td>
+            </tr>
+            <tr>
+              <th scope="row">Current key last used</th>
+              <td data-testid="current-key-used">
+                <LocalTime date={app.signingKeys.currentLastUsedAt} />
+              </td>
+            </tr>
+            {app.signingKeys.previousExpiresAt
+              ? (
+                <tr>
+                  <th scope="row">Previous key</th>
+                  <td data-testid="previous-key">
+                    verifies until <LocalTime date={app.signingKeys.previousExpiresAt} />; last used
+                    {" "}
+                    <LocalTime date={app.signingKeys.previousLastUsedAt} />
+                    {app.signingKeys.previousLastUsedAt ? "" : " (safe to revoke)"}
+                  </td>
+                </tr>
+              )
+              : null}
+            <tr>
+              <th scope="row">Launch URL</th>
+              <td>
+                <code data-testid="launch-url">{app.launchUrl}</code>
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">API client</th>
+              <td>
+                <code>{app.clientId}</code> ({app.clientScopes.join(" ")})
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Allowed frame ancestors</th>
+              <td>{app.frameAncestors.join(", ") || "none"}</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
       <div class="row">
         <a class="button" href={`/admin/apps/${app.appName}/edit`}>Edit</a>
         <form method="post" action={`/admin/apps/${app.appName}/enabled`} class="inline">
@@ -132,42 +138,49 @@ export function AppDetail(
         </form>
       </div>
       <h2>Callbacks</h2>
-      <table>
-        <tbody>
-          <tr>
-            <th scope="row">Callback URL</th>
-            <td data-testid="callback-url">
-              {app.callbackUrl
-                ? <code>{app.callbackMethod} {app.callbackUrl}</code>
-                : "none: the CRM is not called back"}
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Events</th>
-            <td>{app.callbackEvents.join(", ")}</td>
-          </tr>
-          {app.authType === "oauth2_signed_request"
-            ? (
-              <tr>
-                <th scope="row">Token URL</th>
-                <td>
-                  {app.tokenUrl ? <code>{app.tokenUrl}</code> : "none: callbacks carry no token"}
-                  {app.tokenUrl ? ` (${app.tokenAuthMethod})` : ""}
-                </td>
-              </tr>
-            )
-            : null}
-          <tr>
-            <th scope="row">Signing secret</th>
-            <td>
-              <code>{app.callbackSecret ?? "none yet (made with the first callback URL)"}</code>
-              {app.callbackSecretPreviousExpiresAt
-                ? ` (the previous one also signs until ${app.callbackSecretPreviousExpiresAt})`
-                : ""}
-            </td>
-          </tr>
-        </tbody>
-      </table>
+      <div class="table-wrap" tabindex={0}>
+        <table>
+          <tbody>
+            <tr>
+              <th scope="row">Callback URL</th>
+              <td data-testid="callback-url">
+                {app.callbackUrl
+                  ? <code>{app.callbackMethod} {app.callbackUrl}</code>
+                  : "none: the CRM is not called back"}
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">Events</th>
+              <td>{app.callbackEvents.join(", ")}</td>
+            </tr>
+            {app.authType === "oauth2_signed_request"
+              ? (
+                <tr>
+                  <th scope="row">Token URL</th>
+                  <td>
+                    {app.tokenUrl ? <code>{app.tokenUrl}</code> : "none: callbacks carry no token"}
+                    {app.tokenUrl ? ` (${app.tokenAuthMethod})` : ""}
+                  </td>
+                </tr>
+              )
+              : null}
+            <tr>
+              <th scope="row">Signing secret</th>
+              <td>
+                <code>{app.callbackSecret ?? "none yet (made with the first callback URL)"}</code>
+                {app.callbackSecretPreviousExpiresAt
+                  ? (
+                    <>
+                      {" "}(the previous one also signs until{" "}
+                      <LocalTime date={app.callbackSecretPreviousExpiresAt} />)
+                    </>
+                  )
+                  : ""}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
       <div class="row">
         <a class="button" href={`/admin/apps/${app.appName}/deliveries`}>Delivery log</a>
         {app.callbackUrl

@@ -41,37 +41,46 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
           <a class="button" href="/admin/apps/new">New app</a>
         </p>
         <OrganizationFilter action="/admin/apps" choice={choice} />
-        <table data-testid="apps">
-          <ColumnHeads
-            columns={[
-              "App Name",
-              "Name",
-              "Organization",
-              "Authentication Type",
-              "Enabled",
-              "Launch URL",
-            ]}
-          />
-          <tbody>
-            {apps.map((a) => (
-              <tr key={a.appName}>
-                <td>
-                  <a href={`/admin/apps/${a.appName}`}>{a.appName}</a>
-                </td>
-                <td>{a.name}</td>
-                <td>
-                  <code>{a.organization}</code>
-                </td>
-                <td>{a.authType}</td>
-                <td>{a.enabled ? "yes" : "no"}</td>
-                <td>
-                  <code>{a.launchUrl}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {apps.length === 0 ? <p>No apps.</p> : null}
+        <div class="table-wrap" tabindex={0}>
+          <table data-testid="apps">
+            <ColumnHeads
+              columns={[
+                "App Name",
+                "Name",
+                "Organization",
+                "Authentication Type",
+                "Enabled",
+                "Launch URL",
+              ]}
+            />
+            <tbody>
+              {apps.map((a) => (
+                <tr key={a.appName}>
+                  <td>
+                    <a href={`/admin/apps/${a.appName}`}>{a.appName}</a>
+                  </td>
+                  <td>{a.name}</td>
+                  <td>
+                    <code>{a.organization}</code>
+                  </td>
+                  <td>{a.authType}</td>
+                  <td>{a.enabled ? "yes" : "no"}</td>
+                  <td>
+                    <code>{a.launchUrl}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {apps.length === 0
+          ? (
+            <p class="empty">
+              No apps yet. Each host app that launches the portal (a CRM, a CTI tool) appears here
+              once you add it with New app.
+            </p>
+          )
+          : null}
       </>,
     ));
   });

@@ -27,27 +27,37 @@ export function customFieldsScreens(deps: Deps): Hono<ScreenEnv> {
           <p>
             Launches may set these in <code>customFields</code>; any other name is refused.
           </p>
-          <table data-testid="custom-fields">
-            <ColumnHeads columns={["Name", "Label", ""]} />
-            <tbody>
-              {list.map((cf) => (
-                <tr key={cf.name}>
-                  <td>
-                    <code>{cf.name}</code>
-                  </td>
-                  <td>{cf.label}</td>
-                  <td>
-                    <form method="post" action={`/admin/custom-fields/${cf.name}/delete`}>
-                      <Csrf ctx={ctx} />
-                      <button type="submit" class="danger" aria-label={`Delete ${cf.name}`}>
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-wrap" tabindex={0}>
+            <table data-testid="custom-fields">
+              <ColumnHeads columns={["Name", "Label", ""]} />
+              <tbody>
+                {list.map((cf) => (
+                  <tr key={cf.name}>
+                    <td>
+                      <code>{cf.name}</code>
+                    </td>
+                    <td>{cf.label}</td>
+                    <td>
+                      <form method="post" action={`/admin/custom-fields/${cf.name}/delete`}>
+                        <Csrf ctx={ctx} />
+                        <button type="submit" class="danger" aria-label={`Delete ${cf.name}`}>
+                          Delete
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.length === 0
+            ? (
+              <p class="empty">
+                No custom fields yet. Fields you add below appear here, and launches may then set
+                them.
+              </p>
+            )
+            : null}
           <h2>Add a custom field</h2>
           <form method="post" action="/admin/custom-fields">
             <Csrf ctx={ctx} />

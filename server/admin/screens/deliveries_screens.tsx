@@ -2,6 +2,7 @@
  * An app's callbacks on the admin screens: the delivery log (each event with its attempts and a
  * Redeliver button), "Send test event" and the signing-secret rotation.
  */
+import { LocalTime } from "../../http/local_time.tsx";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { publicOrigin } from "../../http/public_origin.ts";
@@ -19,10 +20,6 @@ export const DELIVERIES_PAGE = 50;
 
 const STATUSES = ["pending", "delivering", "delivered", "failed"];
 
-function when(d: Date | string | null): string {
-  return d ? new Date(d).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "";
-}
-
 function EventRow(
   props: { appName: string; row: DeliveryRow; ctx: ReturnType<typeof adminContext> },
 ) {
@@ -30,7 +27,9 @@ function EventRow(
   return (
     <tr data-testid="delivery">
       <td>{r.id}</td>
-      <td>{when(r.createdAt)}</td>
+      <td>
+        <LocalTime date={r.createdAt} />
+      </td>
       <td>
         <code>{r.type}</code>
       </td>
@@ -46,7 +45,7 @@ function EventRow(
           <ol>
             {r.attemptLog.map((a, i) => (
               <li key={i}>
-                {when(a.startedAt)} · {a.statusCode ?? "no answer"} · {a.durationMs} ms
+                <LocalTime date={a.startedAt} /> · {a.statusCode ?? "no answer"} · {a.durationMs} ms
                 {a.error ? ` · ${a.error}` : ""}
                 {a.responseSnippet ? <pre>{a.responseSnippet}</pre> : null}
               </li>
@@ -114,26 +113,33 @@ export function deliveriesScreens(deps: Deps): Hono<ScreenEnv> {
         </div>
         {rows.length
           ? (
-            <table>
-              <caption>The latest {DELIVERIES_PAGE} events, newest first</caption>
-              <ColumnHeads
-                columns={[
-                  "Id",
-                  "Created",
-                  "Type",
-                  "Reference",
-                  "Session",
-                  "Status",
-                  "Attempts",
-                  "Action",
-                ]}
-              />
-              <tbody>
-                {rows.map((r) => <EventRow key={r.id} appName={app.appName} row={r} ctx={ctx} />)}
-              </tbody>
-            </table>
+            <div class="table-wrap" tabindex={0}>
+              <table>
+                <caption>The latest {DELIVERIES_PAGE} events, newest first</caption>
+                <ColumnHeads
+                  columns={[
+                    "Id",
+                    "Created",
+                    "Type",
+                    "Reference",
+                    "Session",
+                    "Status",
+                    "Attempts",
+                    "Action",
+                  ]}
+                />
+                <tbody>
+                  {rows.map((r) => <EventRow key={r.id} appName={app.appName} row={r} ctx={ctx} />)}
+                </tbody>
+              </table>
+            </div>
           )
-          : <p>No events yet.</p>}
+          : (
+            <p class="empty">
+              No events yet. Each callback this app's sessions send (created, updated, path runs)
+              appears here with its delivery attempts.
+            </p>
+          )}
       </>,
     );
   }

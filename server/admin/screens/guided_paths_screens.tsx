@@ -68,21 +68,23 @@ export function guidedPathsScreens(deps: Deps): Hono<ScreenEnv> {
               <p class="hint">
                 <code>{cat.uid}</code>
               </p>
-              <table>
-                <ColumnHeads columns={["Path", "Tags", "Published", "Steps"]} />
-                <tbody>
-                  {list.filter((p) => p.categoryUid === cat.uid).map((p) => (
-                    <tr key={p.uid}>
-                      <td>
-                        <a href={`${BASE}/paths/${p.uid}`}>{p.title}</a>
-                      </td>
-                      <td>{p.tags.join(", ")}</td>
-                      <td>{p.published ? "yes" : "no"}</td>
-                      <td>{String(p.steps.length)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <div class="table-wrap" tabindex={0}>
+                <table>
+                  <ColumnHeads columns={["Path", "Tags", "Published", "Steps"]} />
+                  <tbody>
+                    {list.filter((p) => p.categoryUid === cat.uid).map((p) => (
+                      <tr key={p.uid}>
+                        <td>
+                          <a href={`${BASE}/paths/${p.uid}`}>{p.title}</a>
+                        </td>
+                        <td>{p.tags.join(", ")}</td>
+                        <td>{p.published ? "yes" : "no"}</td>
+                        <td>{String(p.steps.length)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
               <div class="row">
                 <form method="post" action={`${BASE}/categories/${cat.uid}`} class="row">
                   <Csrf ctx={ctx} />

@@ -53,7 +53,9 @@ export function adminPage(
         <title>{title} · Portal Launcher admin</title>
         {ctx ? <meta name="csrf-token" content={ctx.csrf} /> : null}
         <link rel="icon" href={assetPath("favicon.svg")} type="image/svg+xml" />
+        <link rel="stylesheet" href={assetPath("base.css")} />
         <link rel="stylesheet" href={assetPath("admin.css")} />
+        <script src={assetPath("local-time.js")} defer></script>
         {script ? <script src={assetPath(script)} defer></script> : null}
       </head>
       <body>

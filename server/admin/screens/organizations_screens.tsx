@@ -2,6 +2,7 @@
  * Organizations: the list (with what each owns), add, rename and delete. Deleting is refused while
  * the organization owns apps and for `default`; the refusal is shown on the page.
  */
+import { LocalTime } from "../../http/local_time.tsx";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { validationError } from "../../http/errors.ts";
@@ -69,34 +70,38 @@ export function organizationsScreens(deps: Deps): Hono<ScreenEnv> {
             e-mail) and nothing is shared between organizations. <code>default</code>{" "}
             holds what was not put in another one.
           </p>
-          <table data-testid="organizations">
-            <ColumnHeads columns={["Slug", "Name", "Apps", "Agents", "Teams", "Created"]} />
-            <tbody>
-              {list.map((o) => (
-                <tr key={o.slug}>
-                  <td>
-                    <code>{o.slug}</code>
-                  </td>
-                  <td>
-                    <form
-                      method="post"
-                      action={`/admin/organizations/${o.slug}/rename`}
-                      class="row"
-                    >
-                      <Csrf ctx={ctx} />
-                      <label for={`org-${o.slug}`} class="hint">Name</label>
-                      <input id={`org-${o.slug}`} name="name" value={o.name} required />
-                      <button type="submit" class="secondary">Rename</button>
-                    </form>
-                  </td>
-                  <td>{link("apps", o.slug, o.apps)}</td>
-                  <td>{link("users", o.slug, o.agents)}</td>
-                  <td>{link("teams", o.slug, o.teams)}</td>
-                  <td>{o.createdAt.toISOString().slice(0, 10)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-wrap" tabindex={0}>
+            <table data-testid="organizations">
+              <ColumnHeads columns={["Slug", "Name", "Apps", "Agents", "Teams", "Created"]} />
+              <tbody>
+                {list.map((o) => (
+                  <tr key={o.slug}>
+                    <td>
+                      <code>{o.slug}</code>
+                    </td>
+                    <td>
+                      <form
+                        method="post"
+                        action={`/admin/organizations/${o.slug}/rename`}
+                        class="row"
+                      >
+                        <Csrf ctx={ctx} />
+                        <label for={`org-${o.slug}`} class="hint">Name</label>
+                        <input id={`org-${o.slug}`} name="name" value={o.name} required />
+                        <button type="submit" class="secondary">Rename</button>
+                      </form>
+                    </td>
+                    <td>{link("apps", o.slug, o.apps)}</td>
+                    <td>{link("users", o.slug, o.agents)}</td>
+                    <td>{link("teams", o.slug, o.teams)}</td>
+                    <td>
+                      <LocalTime date={o.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <h2>Add an organization</h2>
           <form method="post" action="/admin/organizations">
             <Csrf ctx={ctx} />

@@ -33,39 +33,47 @@ export function teamsScreens(deps: Deps): Hono<ScreenEnv> {
         <>
           <Banner error={state.error ?? null} />
           <OrganizationFilter action="/admin/teams" choice={choice} />
-          <table data-testid="teams">
-            <ColumnHeads columns={["Team id", "Name", "Organization", "Members", ""]} />
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <code>{t.teamId}</code>
-                  </td>
-                  <td>
-                    <form method="post" action={`/admin/teams/${t.id}`} class="row">
-                      <Csrf ctx={ctx} />
-                      <label for={`team-${t.id}`} class="hint">Name</label>
-                      <input id={`team-${t.id}`} name="name" value={t.name} required />
-                      <button type="submit" class="secondary">Rename</button>
-                    </form>
-                  </td>
-                  <td>
-                    <code>{t.organization}</code>
-                  </td>
-                  <td>{String(t.members)}</td>
-                  <td>
-                    <form method="post" action={`/admin/teams/${t.id}/delete`}>
-                      <Csrf ctx={ctx} />
-                      <button type="submit" class="danger" aria-label={`Delete ${t.name}`}>
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.length === 0 ? <p>No teams.</p> : null}
+          <div class="table-wrap" tabindex={0}>
+            <table data-testid="teams">
+              <ColumnHeads columns={["Team id", "Name", "Organization", "Members", ""]} />
+              <tbody>
+                {list.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <code>{t.teamId}</code>
+                    </td>
+                    <td>
+                      <form method="post" action={`/admin/teams/${t.id}`} class="row">
+                        <Csrf ctx={ctx} />
+                        <label for={`team-${t.id}`} class="hint">Name</label>
+                        <input id={`team-${t.id}`} name="name" value={t.name} required />
+                        <button type="submit" class="secondary">Rename</button>
+                      </form>
+                    </td>
+                    <td>
+                      <code>{t.organization}</code>
+                    </td>
+                    <td>{String(t.members)}</td>
+                    <td>
+                      <form method="post" action={`/admin/teams/${t.id}/delete`}>
+                        <Csrf ctx={ctx} />
+                        <button type="submit" class="danger" aria-label={`Delete ${t.name}`}>
+                          Delete
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.length === 0
+            ? (
+              <p class="empty">
+                No teams yet. Teams you add below, or that launches name in user.teams, appear here.
+              </p>
+            )
+            : null}
           <h2>Add a team</h2>
           <p class="hint">
             Launches create teams named in user.teams by their teamId too, in their app's

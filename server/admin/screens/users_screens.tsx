@@ -1,4 +1,5 @@
 /** Users (agents and administrators): search, profile with teams, an agent's portal password. */
+import { LocalTime } from "../../http/local_time.tsx";
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { validationError } from "../../http/errors.ts";
@@ -72,39 +73,47 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
           />
           <button type="submit" class="secondary">Search</button>
         </form>
-        <table data-testid="users">
-          <ColumnHeads
-            columns={[
-              "Name",
-              "E-mail",
-              "Role",
-              "Organization",
-              "External id",
-              "Teams",
-              "Password",
-              "Status",
-            ]}
-          />
-          <tbody>
-            {shown.map((u) => (
-              <tr key={u.id}>
-                <td>
-                  <a href={`/admin/users/${u.id}`}>
-                    {`${u.firstName} ${u.lastName}`.trim() || "-"}
-                  </a>
-                </td>
-                <td>{u.email}</td>
-                <td>{u.role}</td>
-                <td>{u.organization ? <code>{u.organization}</code> : "all (administrator)"}</td>
-                <td>{u.externalId ?? ""}</td>
-                <td>{u.teamNames.join(", ")}</td>
-                <td>{u.hasPassword ? "set" : "none"}</td>
-                <td>{u.disabledAt ? "disabled" : "enabled"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {shown.length === 0 ? <p>No users match.</p> : null}
+        <div class="table-wrap" tabindex={0}>
+          <table data-testid="users">
+            <ColumnHeads
+              columns={[
+                "Name",
+                "E-mail",
+                "Role",
+                "Organization",
+                "External id",
+                "Teams",
+                "Password",
+                "Status",
+              ]}
+            />
+            <tbody>
+              {shown.map((u) => (
+                <tr key={u.id}>
+                  <td>
+                    <a href={`/admin/users/${u.id}`}>
+                      {`${u.firstName} ${u.lastName}`.trim() || "-"}
+                    </a>
+                  </td>
+                  <td>{u.email}</td>
+                  <td>{u.role}</td>
+                  <td>{u.organization ? <code>{u.organization}</code> : "all (administrator)"}</td>
+                  <td>{u.externalId ?? ""}</td>
+                  <td>{u.teamNames.join(", ")}</td>
+                  <td>{u.hasPassword ? "set" : "none"}</td>
+                  <td>{u.disabledAt ? "disabled" : "enabled"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {shown.length === 0
+          ? (
+            <p class="empty">
+              No users match. Agents appear here when a launch signs them in or you add them.
+            </p>
+          )
+          : null}
         {more ? <a class="button secondary" href={`/admin/users?${next}`}>Next page</a> : null}
       </>,
     ));
@@ -213,8 +222,8 @@ export function usersScreens(deps: Deps): Hono<ScreenEnv> {
               ? (
                 <>
                   <strong>Disabled</strong> since{" "}
-                  {user.disabledAt.toISOString()}. The user cannot sign in, reset a password or be
-                  logged in by a launch.
+                  <LocalTime date={user.disabledAt} />. The user cannot sign in, reset a password or
+                  be logged in by a launch.
                 </>
               )
               : (

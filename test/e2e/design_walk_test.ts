@@ -1,0 +1,80 @@
+/// <reference lib="dom" />
+/**
+ * The design walk (issue 35): every page a person sees (test/helpers/page_walk.ts: portal in each
+ * flavor, path runner, remote view, sessions list, sign-in and reset, every admin screen, the API
+ * reference, every error page, the demo CRM) at 320, 768 and 1280 px. Fails on any page wider than
+ * the screen, and on any serious or critical axe-core finding with the WCAG 2.2 AA rules (target
+ * size included). One service, one Chromium.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { seriousViolations, WCAG22 } from "../helpers/axe.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { startWalk, type Viewer } from "../helpers/page_walk.ts";
+import { ensureWidgetBuilt } from "../helpers/widget.ts";
+
+const WIDTHS = [320, 768, 1280];
+const VIEWERS: Viewer[] = ["agent", "admin", "anonymous"];
+
+/** The page's width and, when wider than the screen, the elements that stick out the most. */
+async function overflow(page: Page): Promise<{ width: number; culprits: string[] }> {
+  return await page.evaluate(() => {
+    const client = document.documentElement.clientWidth;
+    const width = document.documentElement.scrollWidth;
+    if (width <= client) return { width, culprits: [] };
+    const culprits = [...document.querySelectorAll("body *")]
+      .map((el) => ({ el, right: el.getBoundingClientRect().right }))
+      .filter(({ right }) => right > client + 1)
+      .sort((a, b) => b.right - a.right)
+      .slice(0, 3)
+      .map(({ el, right }) =>
+        `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}` +
+        `${el.className && typeof el.className === "string" ? `.${el.className}` : ""} ` +
+        `(${Math.round(right)} px)`
+      );
+    return { width, culprits };
+  });
+}
+
+Deno.test({
+  name: "design walk: no page overflows at 320, 768, 1280 px; no serious axe finding (WCAG 2.2)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await ensureWidgetBuilt();
+    const walk = await startWalk();
+    const browser = await launchChromium();
+    const problems: string[] = [];
+    const widest: Record<string, number> = {};
+    try {
+      for (const width of WIDTHS) {
+        for (const viewer of VIEWERS) {
+          const context = await walk.context(browser, viewer, width);
+          const page = await context.newPage();
+          for (const p of walk.pages.filter((p) => p.viewer === viewer)) {
+            await p.open(page);
+            const { width: scroll, culprits } = await overflow(page);
+            widest[p.name] = Math.max(widest[p.name] ?? 0, width === 320 ? scroll : 0);
+            if (culprits.length) {
+              problems.push(
+                `${p.name} at ${width} px is ${scroll} px wide: ${culprits.join(", ")}`,
+              );
+            }
+            // axe at the narrowest and widest screens (the middle one lays out like one of them).
+            if (width !== 768) {
+              for (const v of await seriousViolations(page, WCAG22)) {
+                problems.push(`${p.name} at ${width} px: axe ${v}`);
+              }
+            }
+          }
+          await context.close();
+        }
+      }
+    } finally {
+      await browser.close();
+      await walk.close();
+    }
+    console.log("widths at 320 px:", JSON.stringify(widest));
+    assert.deepEqual(problems, []);
+  },
+});
