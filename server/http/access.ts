@@ -66,6 +66,7 @@ export function pageToComeBackTo(c: Context, fallback: string): string {
  */
 export function refuseSignedOut(c: Context, place: SignInPlace, back: string): Response {
   c.header("Cache-Control", "no-store");
+  c.set("errorCode", "login_required"); // the request log line names the refusal
   if (wantsJson(c)) {
     return c.json(
       new AppError(401, "login_required", place.message).bodyFor(c.get("requestId")),
