@@ -79,8 +79,14 @@ async function npmPackagesOf(entries: string[]): Promise<Set<string>> {
   const names = new Set<string>();
   for (const entry of entries) {
     const info = JSON.parse(await run(["info", "--json", entry], { cwd: ROOT }));
-    for (const module of info.modules as { kind: string; npmPackage?: string }[]) {
-      const name = module.kind === "npm" && /^(@?[^@]+)@/.exec(module.npmPackage ?? "")?.[1];
+    for (
+      const module of info.modules as { kind: string; npmPackage?: string; specifier?: string }[]
+    ) {
+      // nodeModulesDir "manual" resolves npm packages to files under node_modules/.deno/.
+      const name = module.kind === "npm"
+        ? /^(@?[^@]+)@/.exec(module.npmPackage ?? "")?.[1]
+        : /node_modules\/\.deno\/[^/]+\/node_modules\/(@[^/]+\/[^/]+|[^/]+)\//
+          .exec(module.specifier ?? "")?.[1];
       if (name) names.add(name);
     }
   }
