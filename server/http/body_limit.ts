@@ -43,7 +43,7 @@ export function bodyLimitFor(rules: readonly BodyLimitRule[], path: string): num
 }
 
 /** Refuses bodies over `kib` KiB with the service's 413 error. */
-export function limitBody(kib: number): MiddlewareHandler {
+function limitBody(kib: number): MiddlewareHandler {
   return bodyLimit({
     maxSize: kib * 1024,
     onError: () => {
