@@ -16,6 +16,7 @@ import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
 import { portalRoutes } from "./portal/routes.tsx";
+import { remoteRoutes } from "./remote/routes.tsx";
 import { portalAccess } from "./portal/guard.ts";
 import { warmPage } from "./assets/warm_page.ts";
 import { WARM_UP_ROUTE } from "./launch/contract.ts";
@@ -96,6 +97,7 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
   app.route(deps.config.portalPrefix, launchRoutes(deps));
   app.route(deps.config.portalPrefix, portalPasswordResetRoutes(deps));
   app.route(deps.config.portalPrefix, portalSignInRoutes(deps));
+  app.route(deps.config.portalPrefix, remoteRoutes(deps));
   app.route(deps.config.portalPrefix, portalRoutes(deps));
   // {portal_url}/ (with its slash; portalRoutes answers {portal_url}): the agent's sessions.
   app.get(

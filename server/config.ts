@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { ConnectOptions } from "../db/mod.ts";
 import "./zod_setup.ts";
+import { type RemoteConfig, remoteConfig, remoteEnvShape } from "./remote/remote_config.ts";
 import denoConfig from "../deno.json" with { type: "json" };
 
 /** This release's version (deno.json `version`): shown at /healthz and in the start log. */
@@ -91,6 +92,8 @@ export interface Config {
   metricsPort: number | null;
   /** Address the metrics listener binds (loopback by default). */
   metricsHost: string;
+  /** Remote support: invitations, ICE servers (server/remote/remote_config.ts). */
+  remote: RemoteConfig;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -138,6 +141,7 @@ function intText(defaultValue: number, min: number, max: number) {
 }
 
 const envSchema = z.object({
+  ...remoteEnvShape,
   PORT: intText(8000, 0, 65535),
   HOST: z.string().trim().optional().transform((v) => v || "127.0.0.1"),
   PUBLIC_URL: optionalText.pipe(
@@ -307,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.SHUTDOWN_DRAIN_MS >= e.SHUTDOWN_TIMEOUT_MS) {
     problems.push("SHUTDOWN_DRAIN_MS: less than SHUTDOWN_TIMEOUT_MS (the drain is part of it)");
   }
+  const remote = remoteConfig(e, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
@@ -355,5 +360,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
+    remote,
   };
 }

@@ -7,6 +7,7 @@ import type { FailureLimiter } from "./http/failure_rate.ts";
 import type { DeliveryWorker } from "./callbacks/worker.ts";
 import type { MailWorker } from "./mail/mailer.ts";
 import type { AppCache } from "./launch/app_cache.ts";
+import type { SignalRelay } from "./remote/relay.ts";
 
 /**
  * The service's dependencies, created once at startup (or per test). Everything a service keeps
@@ -30,4 +31,6 @@ export interface Deps {
   embedded: { dumpDataDir: () => Promise<Blob>; secretKey: string } | null;
   /** This process's mail worker; null without SMTP_URL (then no mail is sent). */
   mail: MailWorker | null;
+  /** Remote support: the signaling relay and the key invitation codes are hashed with. */
+  remote: { relay: SignalRelay; codeKey: string };
 }

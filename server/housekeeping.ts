@@ -18,6 +18,7 @@ import { deleteExpiredTokens } from "../db/queries/access_tokens.ts";
 import { deleteOldEvents } from "../db/queries/callback_events.ts";
 import { deleteOldResets } from "../db/queries/password_resets.ts";
 import { deleteOldMail } from "../db/queries/mail_outbox.ts";
+import { purgeRemote } from "../db/queries/remote.ts";
 import { log } from "./log.ts";
 
 /** How often the clean-up runs. */
@@ -38,6 +39,7 @@ export async function cleanUp(sql: Sql, retention: Retention): Promise<Record<st
     callbackEvents: await deleteOldEvents(sql, retention.launchLogRetentionDays),
     passwordResets: await deleteOldResets(sql),
     mail: await deleteOldMail(sql),
+    remote: await purgeRemote(sql),
   };
 }
 

@@ -35,6 +35,8 @@ import { Drain } from "./ops/drain.ts";
 import { instrument } from "../db/instrument.ts";
 import { observeService } from "./observability/instruments.ts";
 import { logDatabaseNotice } from "./observability/notices.ts";
+import { SignalRelay } from "./remote/relay.ts";
+import { hmacBase64 } from "./crypto/hmac.ts";
 
 /** A started service. */
 export interface Service {
@@ -162,6 +164,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       apps: new AppCache(db.sql),
       mail,
       embedded: db.dumpDataDir ? { dumpDataDir: db.dumpDataDir, secretKey } : null,
+      remote: {
+        relay: new SignalRelay(db.sql, db.mode === "postgres" ? db.direct : null),
+        codeKey: await hmacBase64("remote-codes v1", secretKey),
+      },
       failures: {
         launch: new FailureLimiter(config.launchFailuresPerMinute, 60_000),
         token: new FailureLimiter(config.tokenFailuresPerMinute, 60_000),
@@ -177,6 +183,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const demo = db.mode === "embedded" && nothingConfigured && options.demoData !== false
       ? await createDemoData(deps)
       : null;
+    await deps.remote.relay.start();
     const stopHousekeeping = startHousekeeping(db.sql, config);
     if (options.deliveryWorker !== false) deliveries.start();
     mail?.start();
@@ -197,6 +204,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       close: async () => {
         unobserve();
         stopHousekeeping();
+        await deps.remote.relay.stop();
         await deliveries.stop();
         await mail?.stop();
         await db.close();

@@ -160,7 +160,13 @@ export type SessionEventKind =
   | "assigned"
   | "transferred"
   | "remote_requested"
-  | "visual_support_started";
+  | "visual_support_started"
+  | "remote_invited"
+  | "remote_joined"
+  | "remote_consented"
+  | "remote_sharing_started"
+  | "remote_sharing_stopped"
+  | "remote_ended";
 
 /** Records an event on a session. */
 export async function insertSessionEvent(

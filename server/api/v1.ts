@@ -24,6 +24,7 @@ import {
 } from "./openapi_shared.ts";
 import { agentRoutes, customerRoutes } from "./people_routes.ts";
 import { sessionRoutes } from "./sessions_routes.ts";
+import { remoteApiRoutes } from "./remote_routes.ts";
 
 /** The outline of an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
 const OpenApiDocumentSchema = z.looseObject({
@@ -63,6 +64,7 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   v1.route("/oauth2", oauthRoutes(deps));
   documentOAuth(v1.openAPIRegistry);
   v1.route("/sessions", sessionRoutes(deps));
+  v1.route("/sessions", remoteApiRoutes(deps));
   v1.route("/customers", customerRoutes(deps));
   v1.route("/agents", agentRoutes(deps));
   v1.route("/launches", launchLogRoutes(deps));

@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   "session.reopened",
   "path.completed",
   "remote.requested",
+  "remote.invited",
+  "remote.started",
+  "remote.ended",
   "ping",
 ] as const;
 

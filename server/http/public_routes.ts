@@ -86,6 +86,27 @@ export function publicRoutes(portalPrefix: string): readonly PublicRoute[] {
       path: `${p}/password-reset/${TOKEN}`,
       reason: "choosing a new password: the link's token is the credential",
     },
+    { method: "GET", path: `${p}/r`, reason: "screen sharing: the customer types a code" },
+    {
+      method: "POST",
+      path: `${p}/r`,
+      reason: "screen sharing: the code is the credential (limited like sign-in)",
+    },
+    {
+      method: "GET",
+      path: `${p}/r/${TOKEN}`,
+      reason: "screen sharing: the customer's join link; the token is the credential",
+    },
+    {
+      method: "GET",
+      path: `${p}/r/${TOKEN}/ws`,
+      reason: "screen sharing: the customer's signaling socket; the join token is the credential",
+    },
+    {
+      method: "GET",
+      path: `${p}/remote/ice`,
+      reason: "screen sharing: ICE servers for a join token or a portal login (checked inside)",
+    },
     { method: "GET", path: "/admin/login", reason: "the administrators' sign-in form" },
     { method: "POST", path: "/admin/login", reason: "the administrators' sign-in" },
     { method: "GET", path: "/admin/password-reset", reason: "asking for a password-reset link" },

@@ -4,7 +4,7 @@
  */
 import type { Mail } from "../../db/queries/mail_outbox.ts";
 
-type Language = "en" | "fr" | "es" | "de";
+export type Language = "en" | "fr" | "es" | "de";
 
 const RESET = {
   en: {
@@ -79,15 +79,15 @@ export function mailLanguage(locale: string | null): Language {
   return lang === "fr" || lang === "es" || lang === "de" ? lang : "en";
 }
 
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function fill(text: string, vars: Record<string, string>): string {
+export function fill(text: string, vars: Record<string, string>): string {
   return text.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
 }
 
-function html(lang: Language, paragraphs: string[]): string {
+export function html(lang: Language, paragraphs: string[]): string {
   return `<!doctype html><html lang="${lang}"><body style="font-family:system-ui,sans-serif">` +
     paragraphs.join("") + "</body></html>";
 }

@@ -47,6 +47,8 @@ export function Page(props: {
   csrf?: string;
   /** Settings of the host message bridge (pages of a session); none: no bridge. */
   bridge?: BridgeSettings;
+  /** More of <head>: a page's own styles and scripts. */
+  head?: Child;
   children: Child;
 }): string {
   const page = (
@@ -67,6 +69,7 @@ export function Page(props: {
             </>
           )
           : null}
+        {props.head ?? null}
       </head>
       <body class={props.flavor} data-flavor={props.flavor}>{props.children}</body>
     </html>

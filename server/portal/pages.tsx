@@ -15,13 +15,14 @@ import {
   PathsPanelView,
   PortalNav,
   RemoteButton,
-  RemoteView,
   SessionInfo,
   Value,
 } from "./panels.tsx";
 import { Csrf, Page, type PageContext, type ScreenData, When } from "./page_shell.tsx";
 import { portalUrl } from "./view.ts";
 import { bridgeSettings } from "./bridge_settings.ts";
+import { agentConfig, type AgentRemote, AgentRemotePanel } from "../remote/remote_pages.tsx";
+import { assetPath } from "../assets/static_files.ts";
 
 export type { PageContext, ScreenData, T } from "./page_shell.tsx";
 
@@ -199,8 +200,14 @@ export function pathRunner(
   });
 }
 
-/** The remote control view after a Start Remote Connection. */
-export function remotePage(ctx: PageContext, sessionId: number): string {
+/** The remote view: the screen-sharing invitation and the customer's live screen. */
+export function remotePage(
+  ctx: PageContext,
+  sessionId: number,
+  remote: AgentRemote | null,
+  notice: string | null,
+): string {
+  const actions = `${ctx.prefix}/sessions/${sessionId}/remote`;
   return Page({
     language: ctx.language,
     prefix: ctx.prefix,
@@ -208,10 +215,28 @@ export function remotePage(ctx: PageContext, sessionId: number): string {
     title: ctx.t("remoteTitle"),
     flavor: ctx.view.target,
     bridge: bridgeSettings(ctx.view, sessionId),
+    head: remote
+      ? (
+        <>
+          <link rel="stylesheet" href={assetPath("remote.css", ctx.prefix)} />
+          <meta
+            name="remote-config"
+            content={JSON.stringify(agentConfig(ctx.prefix, ctx.language, remote, ctx.agent.csrf))}
+          />
+          <script type="module" src={assetPath("remote-agent.js", ctx.prefix)}></script>
+        </>
+      )
+      : <link rel="stylesheet" href={assetPath("remote.css", ctx.prefix)} />,
     children: (
       <Chrome ctx={ctx}>
         <h1>{ctx.t("session")} {String(sessionId)}</h1>
-        <RemoteView d={ctx} requested />
+        <AgentRemotePanel
+          language={ctx.language}
+          remote={remote}
+          actions={actions}
+          csrfFields={<Csrf ctx={ctx} />}
+          notice={notice}
+        />
         <p>
           <a
             class="button secondary"

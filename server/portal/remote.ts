@@ -1,23 +1,26 @@
 /**
- * Remote control. Portal Launcher has no remote-control engine: a request is recorded on the
- * session as `remote_requested` (with the launch and the agent), and the remote control view says
- * so. This function is the one seam where a real engine plugs in: start the connection here and
- * record what it answers.
+ * Remote support from the portal (spec paths rules 2, 3 and 5; docs/remote.md): a request is
+ * recorded on the session as `remote_requested` (with the launch and the agent), emits the
+ * `remote.requested` callback and opens a screen-sharing invitation (server/remote/), all in one
+ * transaction.
  */
 import { insertSessionEvent, insertSessionEventOnce } from "../../db/queries/portal.ts";
 import type { Deps } from "../deps.ts";
 import { emitCallbackEvents } from "../callbacks/events.ts";
 import { inTransaction } from "../transaction.ts";
+import { createInvitation } from "../remote/invitations.ts";
 
 /**
- * Records a remote connection request. With `again` every call records one (the Start Remote
- * Connection button); without it, one per launch (landing in the remote view on reloads).
+ * Records a remote connection request and opens an invitation. With `again` every call records
+ * one (the Start button: a new invitation for the current path run); without it, one per launch
+ * (landing in the remote view on reloads). Answers the new invitation's id, or null when this
+ * launch had one already.
  */
 export async function requestRemoteConnection(
   deps: Deps,
   r: { sessionId: number; agentId: number; launchId: number; again?: boolean },
-): Promise<void> {
-  await inTransaction(deps, async (w) => {
+): Promise<number | null> {
+  return await inTransaction(deps, async (w) => {
     const tx = w.tx;
     if (r.again) {
       await insertSessionEvent(tx, {
@@ -33,11 +36,18 @@ export async function requestRemoteConnection(
         agentId: r.agentId,
         launchId: r.launchId,
       });
-      if (!first) return;
+      if (!first) return null;
     }
     await emitCallbackEvents(w, r.sessionId, [{
       type: "remote.requested",
       extra: { launchId: r.launchId },
     }]);
+    const invitation = await createInvitation(deps, w, {
+      sessionId: r.sessionId,
+      agentId: r.agentId,
+      via: r.again ? "portal" : "launch",
+      launchId: r.launchId,
+    });
+    return invitation.id;
   });
 }

@@ -36,6 +36,9 @@ import {
   sessionsPage,
 } from "./pages.tsx";
 import { requestRemoteConnection } from "./remote.ts";
+import { remoteById, remotesOfSession } from "../../db/queries/remote.ts";
+import { mailInvitation, openInvitation } from "../remote/invitations.ts";
+import { remoteWords } from "../remote/remote_i18n.ts";
 import { completePath } from "../sessions/path_runs.ts";
 import { defaultView, launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
 
@@ -129,15 +132,18 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
         );
       }
     }
-    // Rule 2: remote with no search entries lands straight in the remote control view.
-    let mode: "list" | "remote" = "list";
+    // Rule 2: remote with no search entries lands straight in the remote view (screen sharing).
+    const mode: "list" | "remote" = "list";
     if (!explicit && panel.landing === "remote" && view.launchId) {
-      mode = "remote";
-      await requestRemoteConnection(deps, {
+      const invited = await requestRemoteConnection(deps, {
         sessionId: id,
         agentId: agent.userId,
         launchId: view.launchId,
       });
+      return c.redirect(
+        portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, invited ? { done: "invited" } : {}),
+        303,
+      );
     }
     const ctx = pageContext(agent, view);
     return c.html(sessionScreen({
@@ -249,7 +255,29 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       launchId: view.launchId,
       again: true,
     });
-    return c.redirect(portalUrl(prefix, `/sessions/${id}/remote`, view.launchId), 303);
+    return c.redirect(
+      portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, { done: "invited" }),
+      303,
+    );
+  });
+
+  app.post(`${SESSION_PATH}/remote/:rid{[1-9][0-9]{0,14}}/mail`, async (c) => {
+    const posted = await postedForm(c);
+    if ("refusal" in posted) return posted.refusal!;
+    const { agent, id, view } = posted;
+    const [remote, session] = await Promise.all([
+      remoteById(deps.sql, Number(c.req.param("rid"))),
+      sessionById(deps.sql, id),
+    ]);
+    const email = session?.customer?.email;
+    if (!remote || remote.sessionId !== id || !session) return message(c, agent, 404, "notFound");
+    if (!email) return message(c, agent, 400, "refused");
+    await mailInvitation(deps, remote, {
+      email,
+      name: [session.customer.firstName, session.customer.lastName].filter(Boolean).join(" "),
+      language: pageContext(agent, view).language,
+    });
+    return c.redirect(portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, { mailed: "1" }), 303);
   });
 
   app.get(`${SESSION_PATH}/remote`, async (c) => {
@@ -257,7 +285,25 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     const id = sessionIdOf(c);
     const view = await resolveView(deps, agent, id);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
-    return c.html(remotePage(pageContext(agent, view), id));
+    const [remotes, session] = await Promise.all([
+      remotesOfSession(deps.sql, id),
+      sessionById(deps.sql, id),
+    ]);
+    const open = remotes.find((r) => ["invited", "joined", "sharing"].includes(r.status));
+    const remote = open
+      ? {
+        ...open,
+        ...(await openInvitation(deps, open)),
+        customerEmail: session?.customer?.email ?? null,
+      }
+      : null;
+    const ctx = pageContext(agent, view);
+    const notice = c.req.query("mailed") && session?.customer?.email
+      ? remoteWords(ctx.language)("mailed", { email: session.customer.email })
+      : c.req.query("done") === "invited"
+      ? ctx.t("remoteRequested")
+      : null;
+    return c.html(remotePage(ctx, id, remote, notice));
   });
 
   app.get(`${SESSION_PATH}/paths/${PATH_UID}`, async (c) => {

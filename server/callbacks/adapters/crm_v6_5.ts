@@ -22,6 +22,9 @@ const SUBJECTS: Record<string, string> = {
   "session.reopened": "Portal session reopened",
   "path.completed": "Guided path completed",
   "remote.requested": "Remote connection requested",
+  "remote.invited": "Screen sharing invitation sent",
+  "remote.started": "Customer started screen sharing",
+  "remote.ended": "Screen sharing ended",
   ping: "Portal Launcher connection test",
 };
 

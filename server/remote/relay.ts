@@ -1,0 +1,154 @@
+/**
+ * The signaling relay between the two sides of a remote session, wherever their sockets are.
+ * Every message is a row of remote_signals (db/queries/remote.ts); a socket's subscription reads
+ * the rows after the last one it delivered, from anyone but its own side, in id order. A publish
+ * wakes this process's subscriptions of that remote session at once; on PostgreSQL it also sends
+ * `NOTIFY remote_signal, '<id>:<remote id>'` in the same statement, and every process LISTENs
+ * (on DATABASE_DIRECT_URL when set: a transaction-mode pooler cannot LISTEN) and wakes its own.
+ * Since a wake re-reads from the last delivered id, a lost or duplicated notification, a
+ * reconnect (a socket's `after`) or notifications out of order lose and double nothing. After the
+ * LISTEN connection comes back, every subscription is woken (what was sent meanwhile is read).
+ * Embedded mode has one process: the local wake is the whole relay.
+ */
+import type { Sql } from "../../db/mod.ts";
+import { insertSignal, type SignalRow, signalsAfter } from "../../db/queries/remote.ts";
+import { log } from "../log.ts";
+
+/** A side of a remote session, and the service's own messages (status) to both. */
+export type Sender = "agent" | "customer" | "service";
+
+/** The channel of the relay's notifications. */
+export const RELAY_CHANNEL = "remote_signal";
+
+/** One socket's subscription: it gets the other sides' rows after `lastId`, in order. */
+export class Subscription {
+  #running = false;
+  #again = false;
+  #closed = false;
+
+  constructor(
+    private relay: SignalRelay,
+    readonly remoteId: number,
+    readonly side: Sender,
+    public lastId: number,
+    private deliver: (row: SignalRow) => void,
+  ) {}
+
+  /** Reads and delivers what is new; one read at a time, again if woken meanwhile. */
+  async pull(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = true;
+    try {
+      do {
+        this.#again = false;
+        const rows = await signalsAfter(this.relay.sql, this.remoteId, this.lastId, this.side);
+        for (const row of rows) {
+          if (this.#closed) return;
+          this.lastId = row.id;
+          this.deliver(row);
+        }
+        if (rows.length === 500) this.#again = true;
+      } while (this.#again && !this.#closed);
+    } catch (err) {
+      log.warn("remote relay: a read failed", {
+        remoteId: this.remoteId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Stops deliveries. */
+  close(): void {
+    this.#closed = true;
+    this.relay.unsubscribe(this);
+  }
+}
+
+/** The relay of one service: its subscriptions by remote session and its LISTEN. */
+export class SignalRelay {
+  #rooms = new Map<number, Set<Subscription>>();
+  #unlisten: (() => Promise<void>) | null = null;
+
+  /**
+   * `sql` stores and reads rows; `listenSql` (PostgreSQL: the direct handle) receives other
+   * processes' notifications; null in embedded mode.
+   */
+  constructor(readonly sql: Sql, private listenSql: Sql | null) {}
+
+  /** Starts listening (PostgreSQL). */
+  async start(): Promise<void> {
+    if (!this.listenSql) return;
+    const listening = await this.listenSql.listen(
+      RELAY_CHANNEL,
+      (payload) => {
+        const remoteId = Number(payload.split(":")[1]);
+        if (Number.isSafeInteger(remoteId)) this.#wake(remoteId);
+      },
+      // Called again after the LISTEN connection came back: read what was sent meanwhile.
+      () => this.#wakeAll(),
+    );
+    this.#unlisten = () => listening.unlisten();
+  }
+
+  /** Stops listening and every subscription. */
+  async stop(): Promise<void> {
+    for (const room of this.#rooms.values()) for (const s of room) s.close();
+    await this.#unlisten?.().catch(() => {});
+    this.#unlisten = null;
+  }
+
+  /** Subscribes a socket of `side` to remote session `remoteId` after message `afterId`. */
+  subscribe(
+    remoteId: number,
+    side: Sender,
+    afterId: number,
+    deliver: (row: SignalRow) => void,
+  ): Subscription {
+    const s = new Subscription(this, remoteId, side, afterId, deliver);
+    const room = this.#rooms.get(remoteId) ?? new Set();
+    room.add(s);
+    this.#rooms.set(remoteId, room);
+    void s.pull();
+    return s;
+  }
+
+  /** Forgets a closed subscription. */
+  unsubscribe(s: Subscription): void {
+    const room = this.#rooms.get(s.remoteId);
+    room?.delete(s);
+    if (room && room.size === 0) this.#rooms.delete(s.remoteId);
+  }
+
+  /** Stores a message of `sender` for remote session `remoteId` and wakes its readers. */
+  async publish(remoteId: number, sender: Sender, body: unknown): Promise<number> {
+    const id = await insertSignal(this.sql, {
+      remoteId,
+      sender,
+      body: JSON.stringify(body),
+      notify: this.listenSql !== null,
+    });
+    this.#wake(remoteId);
+    return id;
+  }
+
+  /** Subscriptions open in this process (metrics, tests). */
+  get size(): number {
+    let n = 0;
+    for (const room of this.#rooms.values()) n += room.size;
+    return n;
+  }
+
+  #wake(remoteId: number): void {
+    for (const s of this.#rooms.get(remoteId) ?? []) void s.pull();
+  }
+
+  #wakeAll(): void {
+    for (const id of this.#rooms.keys()) this.#wake(id);
+  }
+}

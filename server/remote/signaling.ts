@@ -1,0 +1,217 @@
+/**
+ * The signaling WebSocket of a remote session, the same for both sides (docs/remote.md#signaling).
+ * The routes (routes.tsx) authenticate before the upgrade; here a socket relays its side's
+ * messages to the other side through the SignalRelay and records what the customer does. Each
+ * message is text, at most 64 KiB, JSON of one of the shapes below (zod); a socket sends at most
+ * RATE_BURST messages at once and RATE_PER_SECOND on average, else it is closed (1008). Every
+ * handler is awaited and caught: nothing a client sends can end the process.
+ *
+ * Client → service: `hello` (I am here), `here` (answer to hello), `sdp` (offer: customer only;
+ * answer: agent only), `candidate`, `consent` and `sharing` (customer only), `end`.
+ * Service → client: `{type: "welcome", side, status, lastId}` once, then `{id, from, msg}` for
+ * each relayed message (`from`: the other side, or `service` for `{type: "status", status,
+ * endedBy?}`), and `{type: "error", code, message}` for a refused message.
+ */
+import { z } from "zod";
+import type { WSContext, WSEvents } from "hono/ws";
+import type { Deps } from "../deps.ts";
+import { remoteById, type RemoteRow } from "../../db/queries/remote.ts";
+import type { Subscription } from "./relay.ts";
+import { candidateAllowed, filterSdp } from "./ice.ts";
+import { consent, endRemote, sharing } from "./invitations.ts";
+import { log } from "../log.ts";
+
+/** A side of a remote session. */
+export type Side = "agent" | "customer";
+
+/** The largest message accepted, in bytes. */
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+/** Messages a socket may send at once, and per second on average. */
+export const RATE_BURST = 200;
+export const RATE_PER_SECOND = 50;
+
+const Candidate = z.object({
+  candidate: z.string().max(2_000),
+  sdpMid: z.string().max(64).nullable().optional(),
+  sdpMLineIndex: z.number().int().min(0).max(255).nullable().optional(),
+  usernameFragment: z.string().max(256).nullable().optional(),
+}).strict();
+
+/** The customer's peer-connection generation (a new one after each reconnect). */
+const Gen = z.number().int().min(0).max(1_000_000_000).optional();
+
+/** What a client may send. */
+export const ClientMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello") }).strict(),
+  z.object({ type: z.literal("here") }).strict(),
+  z.object({
+    type: z.literal("sdp"),
+    gen: Gen,
+    description: z.object({
+      type: z.enum(["offer", "answer"]),
+      sdp: z.string().min(1).max(60_000),
+    }).strict(),
+  }).strict(),
+  z.object({ type: z.literal("candidate"), gen: Gen, candidate: Candidate.nullable() }).strict(),
+  z.object({ type: z.literal("consent") }).strict(),
+  z.object({ type: z.literal("sharing"), on: z.boolean() }).strict(),
+  z.object({ type: z.literal("end") }).strict(),
+]);
+type ClientMessage = z.infer<typeof ClientMessage>;
+
+/** A token bucket per socket. */
+class Bucket {
+  #tokens = RATE_BURST;
+  #at = performance.now();
+  take(): boolean {
+    const now = performance.now();
+    this.#tokens = Math.min(RATE_BURST, this.#tokens + (now - this.#at) / 1000 * RATE_PER_SECOND);
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+function refusal(code: string, message: string): string {
+  return JSON.stringify({ type: "error", code, message });
+}
+
+/** Why `side` may not send `m` (null: it may). */
+function roleRefusal(side: Side, m: ClientMessage): string | null {
+  if ((m.type === "consent" || m.type === "sharing") && side !== "customer") {
+    return "only the customer consents and shares";
+  }
+  if (m.type === "sdp" && (m.description.type === "offer") !== (side === "customer")) {
+    return "the customer's page offers and the agent's answers";
+  }
+  return null;
+}
+
+/** The socket events of `side` on remote session `remote`, after relayed message `after`. */
+export function signalingEvents(
+  deps: Deps,
+  s: { side: Side; remote: RemoteRow; after: number; agentId: number | null },
+): WSEvents {
+  const relay = deps.remote.relay;
+  const bucket = new Bucket();
+  const remoteId = s.remote.id;
+  let sub: Subscription | null = null;
+  let closed = false;
+
+  const publishStatus = async () => {
+    const now = await remoteById(deps.sql, remoteId);
+    if (!now) return;
+    await relay.publish(remoteId, "service", {
+      type: "status",
+      status: now.status,
+      ...(now.endedBy ? { endedBy: now.endedBy } : {}),
+    });
+  };
+
+  async function handle(ws: WSContext, data: unknown): Promise<void> {
+    if (typeof data !== "string") {
+      ws.close(1003, "text messages only");
+      return;
+    }
+    if (new TextEncoder().encode(data).length > MAX_MESSAGE_BYTES) {
+      ws.close(1009, `messages are at most ${MAX_MESSAGE_BYTES} bytes`);
+      return;
+    }
+    if (!bucket.take()) {
+      ws.close(1008, "too many messages");
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      ws.send(refusal("invalid_message", "not JSON"));
+      return;
+    }
+    const parsed = ClientMessage.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      ws.send(refusal("invalid_message", `${issue.path.join(".") || "type"}: ${issue.message}`));
+      return;
+    }
+    const m = parsed.data;
+    const refused = roleRefusal(s.side, m);
+    if (refused) {
+      ws.send(refusal("not_allowed", refused));
+      return;
+    }
+    const config = deps.config.remote;
+    switch (m.type) {
+      case "candidate":
+        if (m.candidate && !candidateAllowed(config, m.candidate.candidate)) return;
+        await relay.publish(remoteId, s.side, m);
+        return;
+      case "sdp":
+        await relay.publish(remoteId, s.side, {
+          type: "sdp",
+          gen: m.gen,
+          description: { type: m.description.type, sdp: filterSdp(config, m.description.sdp) },
+        });
+        return;
+      case "consent":
+        await consent(deps, s.remote);
+        await publishStatus();
+        return;
+      case "sharing":
+        if (!(await sharing(deps, s.remote, m.on))) {
+          ws.send(refusal("not_allowed", m.on ? "consent first" : "not sharing"));
+          return;
+        }
+        await publishStatus();
+        return;
+      case "end":
+        await endRemote(deps, s.remote, s.side, s.agentId);
+        await publishStatus();
+        return;
+      default:
+        await relay.publish(remoteId, s.side, m);
+    }
+  }
+
+  return {
+    onOpen(_evt, ws) {
+      ws.send(JSON.stringify({
+        type: "welcome",
+        side: s.side,
+        status: s.remote.status,
+        lastId: s.after,
+      }));
+      sub = relay.subscribe(remoteId, s.side, s.after, (row) => {
+        if (closed) return;
+        ws.send(`{"id":${row.id},"from":"${row.sender}","msg":${row.body}}`);
+        if (row.sender === "service" && /"status":"(ended|expired)"/.test(row.body)) {
+          closed = true;
+          sub?.close();
+          ws.close(1000, "ended");
+        }
+      });
+    },
+    onMessage(evt, ws) {
+      handle(ws, evt.data).catch((err) => {
+        log.warn("remote signaling: a message failed", {
+          remoteId,
+          side: s.side,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        try {
+          ws.send(refusal("server_error", "the message could not be handled; try again"));
+        } catch { /* the socket is gone */ }
+      });
+    },
+    onClose() {
+      closed = true;
+      sub?.close();
+      relay.publish(remoteId, s.side, { type: "bye" }).catch(() => {});
+    },
+    onError() {
+      closed = true;
+      sub?.close();
+    },
+  };
+}
