@@ -1,0 +1,137 @@
+/// <reference lib="dom" />
+/** Screen sharing in Chromium: the browsers, the agent's landing and the customer's page. */
+import assert from "node:assert/strict";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { CHROMIUM_ARGS, launchChromium } from "./browser.ts";
+import { signLaunch, type TestApp } from "./launch.ts";
+import { launchPayload } from "./payload.ts";
+
+/** Chromium flags of WebRTC tests: fake capture (the tab itself), loopback candidates. */
+export const WEBRTC_ARGS = [
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream=display-media-type=browser",
+  "--allow-loopback-in-peer-connection",
+  "--disable-features=WebRtcHideLocalIpsWithMdns",
+];
+
+/** A Chromium process with the WebRTC flags (one for each side: two processes). */
+export async function launchWebRtcChromium(): Promise<Browser> {
+  const probe = await launchChromium(); // finds the executable (or says how to install one)
+  const path = (probe as unknown as { _options?: { executablePath?: string } })._options
+    ?.executablePath;
+  await probe.close();
+  const executablePath = Deno.env.get("CHROMIUM_PATH") ?? path ??
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => {
+      try {
+        return Deno.statSync(p).isFile;
+      } catch {
+        return false;
+      }
+    });
+  return await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...WEBRTC_ARGS] });
+}
+
+/** Launches as agent `user` with `paths.remote` and no search: lands on the remote view. */
+export async function landAgentInRemoteView(
+  page: Page,
+  base: string,
+  app: TestApp,
+  user: Record<string, string> = {},
+): Promise<{ sessionId: number; joinUrl: string; code: string }> {
+  const signed = await signLaunch(
+    launchPayload({ paths: { search: [], remote: true } }, user),
+    app.apiKey,
+  );
+  await page.goto(`${base}/healthz`);
+  await page.setContent(
+    `<form method="post" action="${base}/portal/api/auth/app/${app.appName}">` +
+      `<input name="signed_request" value="${signed}"></form>`,
+  );
+  await Promise.all([
+    page.waitForURL(/\/portal\/sessions\/\d+\/remote/),
+    page.evaluate(() => document.forms[0].submit()),
+  ]);
+  await page.waitForSelector("[data-testid=remote-invite]");
+  const sessionId = Number(new URL(page.url()).pathname.split("/")[3]);
+  const joinUrl = await page.inputValue("#join-url");
+  const code = (await page.textContent("[data-testid=remote-code]"))!.replace(/\s/g, "");
+  assert.match(joinUrl, /\/portal\/r\/[A-Za-z0-9_-]{43}$/);
+  assert.match(code, /^\d{9}$/);
+  return { sessionId, joinUrl, code };
+}
+
+/** The customer opens the link, consents and shares; answers when the page says it shares. */
+export async function customerShares(page: Page, joinUrl: string): Promise<void> {
+  await page.goto(joinUrl);
+  await page.check("[data-testid=consent]");
+  await page.waitForFunction(() =>
+    !(document.querySelector("[data-testid=share]") as HTMLButtonElement).disabled
+  );
+  await page.click("[data-testid=share]");
+}
+
+/** Waits until the agent's video shows frames of the customer's size; answers its size. */
+export async function agentSeesScreen(
+  page: Page,
+  timeoutMs = 30_000,
+): Promise<{ width: number; height: number }> {
+  await page.waitForFunction(
+    () => {
+      const v = document.querySelector("[data-testid=screen]") as HTMLVideoElement;
+      return v.videoWidth > 0 && v.readyState >= 2;
+    },
+    undefined,
+    { timeout: timeoutMs },
+  );
+  return await page.evaluate(() => {
+    const v = document.querySelector("[data-testid=screen]") as HTMLVideoElement;
+    return { width: v.videoWidth, height: v.videoHeight };
+  });
+}
+
+/** The agent's `inbound-rtp` video framesDecoded. */
+export async function framesDecoded(page: Page): Promise<number> {
+  return await page.evaluate(async () => {
+    // deno-lint-ignore no-explicit-any
+    const pc = (globalThis as any).remoteSession?.pc() as RTCPeerConnection | undefined;
+    if (!pc) return 0;
+    let frames = 0;
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === "inbound-rtp" && s.kind === "video") frames += s.framesDecoded ?? 0;
+    });
+    return frames;
+  });
+}
+
+/** The colour of the agent's video at (x, y) in the shared image's pixels. */
+export async function agentPixel(page: Page, x: number, y: number): Promise<number[]> {
+  return await page.evaluate(([px, py]) => {
+    const v = document.querySelector("[data-testid=screen]") as HTMLVideoElement;
+    const canvas = document.createElement("canvas");
+    canvas.width = v.videoWidth;
+    canvas.height = v.videoHeight;
+    const g = canvas.getContext("2d")!;
+    g.drawImage(v, 0, 0);
+    return Array.from(g.getImageData(px, py, 1, 1).data);
+  }, [x, y]);
+}
+
+/** The candidate types of the selected pair of the agent's connection. */
+export async function selectedCandidateTypes(page: Page): Promise<string[]> {
+  return await page.evaluate(async () => {
+    // deno-lint-ignore no-explicit-any
+    const pc = (globalThis as any).remoteSession?.pc() as RTCPeerConnection;
+    const stats = await pc.getStats();
+    const byId = new Map<string, Record<string, unknown>>();
+    stats.forEach((s) => byId.set(s.id, s));
+    for (const s of byId.values()) {
+      if (s.type === "candidate-pair" && s.state === "succeeded" && s.nominated) {
+        return [
+          String(byId.get(String(s.localCandidateId))?.candidateType),
+          String(byId.get(String(s.remoteCandidateId))?.candidateType),
+        ];
+      }
+    }
+    return [];
+  });
+}
