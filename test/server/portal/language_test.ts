@@ -214,3 +214,15 @@ test("a password sign-in speaks the agent's profile locale", async (svc, app) =>
   assert.equal(htmlLang(list.html), "es");
   assert.equal(htmlLang((await get(svc, cookie, `/portal/sessions/${l.sessionId}`)).html), "es");
 });
+
+test("the lost-password page speaks the browser's login language", async (svc, app) => {
+  const l = await land(svc, app, launchPayload({}, { locale: "fr" }));
+  const page = (cookie: string) =>
+    svc.request("/portal/password-reset", {
+      headers: { Cookie: cookie, Accept: "text/html", "Accept-Language": "de-DE,de;q=0.9" },
+    }).then((res) => res.text());
+  assert.equal(htmlLang(await page(l.cookie)), "fr");
+  // Without a live login: the browser's Accept-Language.
+  assert.equal(htmlLang(await page("portal_login=unknown")), "de");
+  assert.equal(htmlLang(await page("")), "de");
+});
