@@ -90,7 +90,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       throw new AppError(
         400,
         "invalid_back",
-        "back must be a path of this portal, such as /sessions",
+        `back must be a path of this portal, such as ${prefix}/sessions`,
       );
     }
     await setLoginLocale(deps.sql, { tokenHash: agent.tokenHash, locale: language });

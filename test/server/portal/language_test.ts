@@ -170,7 +170,9 @@ test("the menu refuses to come back to a page off the portal", async (svc, app) 
     const res = await postLanguage(svc, l, { language: "de", back });
     assert.equal(res.status, 400, back);
     assert.equal(res.headers.get("Location"), null, back);
-    assert.equal((await res.json()).code, "invalid_back", back);
+    const body = await res.json();
+    assert.equal(body.code, "invalid_back", back);
+    assert.equal(body.message, "back must be a path of this portal, such as /portal/sessions");
   }
   assert.equal(htmlLang((await get(svc, l.cookie, l.url)).html), "fr", "nothing changed");
 });
