@@ -351,16 +351,19 @@ begin
   select id, (agent ->> 'id')::bigint from team_rows
   on conflict do nothing;
 
-  -- The launch record and the portal login it creates (its restrictions follow the launch).
+  -- The launch record and the portal login it creates (its restrictions follow the launch; its
+  -- language is the payload's locale, else the agent's profile, else English).
   insert into launches (id, app_id, app_name, outcome, agent_id, session_id, client_address,
     user_agent, payload, view, warnings, key_used, protection, replay_key) overriding system value
   values (launch_row_id('launches', dry), v_app, l ->> 'appName', 'ok', (agent ->> 'id')::bigint,
     v_session, l ->> 'clientAddress', l ->> 'userAgent', l -> 'payload', l -> 'view',
     (l -> 'warnings') || conflicts, l ->> 'keyUsed', l ->> 'protection', v_replay_key)
   returning id into v_launch;
-  insert into logins (token_hash, user_id, expires_at, launch_id, kind)
+  insert into logins (token_hash, user_id, expires_at, launch_id, kind, locale)
   values (l -> 'login' ->> 'tokenHash', (agent ->> 'id')::bigint,
-    (l -> 'login' ->> 'expiresAt')::timestamptz, v_launch, 'portal');
+    (l -> 'login' ->> 'expiresAt')::timestamptz, v_launch, 'portal',
+    coalesce(ag ->> 'locale',
+      (select u.locale from users u where u.id = (agent ->> 'id')::bigint), 'en'));
 
   -- Callback events, by the rule every session change follows (session_callback_types): a
   -- launch never changes the status, always updates the session's data, and moves an open

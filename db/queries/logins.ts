@@ -8,6 +8,10 @@ export interface LoginRow {
   email: string;
   firstName: string;
   lastName: string;
+  /**
+   * The login's locale (docs/portal.md, "Language"): what its launch or sign-in set, or the
+   * language menu chose; for a login without one, the user's profile locale.
+   */
   locale: string | null;
   /** The launch that created this login (its restrictions apply); null for a password sign-in. */
   launchId: number | null;
@@ -23,7 +27,8 @@ export async function findLogin(
   kind: LoginKind,
 ): Promise<LoginRow | null> {
   const [row] = await sql<LoginRow[]>`
-    select u.id as user_id, u.role, u.email, u.first_name, u.last_name, u.locale, l.launch_id
+    select u.id as user_id, u.role, u.email, u.first_name, u.last_name,
+      coalesce(l.locale, u.locale) as locale, l.launch_id
     from logins l join users u on u.id = l.user_id
     where l.token_hash = ${tokenHash} and l.kind = ${kind} and l.expires_at > now()
       and u.disabled_at is null
@@ -31,14 +36,30 @@ export async function findLogin(
   return row ?? null;
 }
 
-/** Stores a login (the token's hash). */
+/**
+ * Stores a login (the token's hash). A portal login speaks the user's profile locale (English
+ * when it has none) until its language menu changes it; an admin login follows the profile.
+ */
 export async function insertLogin(
   sql: Sql | Tx,
   v: { tokenHash: string; userId: number; expiresAt: Date; kind: LoginKind },
 ): Promise<void> {
   await sql`
-    insert into logins (token_hash, user_id, expires_at, kind)
-    values (${v.tokenHash}, ${v.userId}, ${v.expiresAt}, ${v.kind})
+    insert into logins (token_hash, user_id, expires_at, kind, locale)
+    select ${v.tokenHash}::text, u.id, ${v.expiresAt}::timestamptz, ${v.kind}::text,
+      case when ${v.kind}::text = 'portal' then coalesce(u.locale, 'en') end
+    from users u where u.id = ${v.userId}
+  `;
+}
+
+/** Sets the locale of one live login (the portal's language menu); other logins keep theirs. */
+export async function setLoginLocale(
+  sql: Sql,
+  q: { tokenHash: string; locale: string },
+): Promise<void> {
+  await sql`
+    update logins set locale = ${q.locale}
+    where token_hash = ${q.tokenHash} and kind = 'portal' and expires_at > now()
   `;
 }
 

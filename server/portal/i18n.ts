@@ -3,6 +3,7 @@
 const en = {
   portal: "Agent portal",
   language: "Language",
+  changeLanguage: "Change",
   mySessions: "My sessions",
   session: "Session",
   status: "Status",
@@ -113,6 +114,7 @@ type Strings = Record<StringKey, string>;
 const fr: Partial<Strings> = {
   portal: "Portail agent",
   language: "Langue",
+  changeLanguage: "Changer",
   mySessions: "Mes sessions",
   session: "Session",
   status: "Statut",
@@ -222,6 +224,7 @@ const fr: Partial<Strings> = {
 const es: Partial<Strings> = {
   portal: "Portal del agente",
   language: "Idioma",
+  changeLanguage: "Cambiar",
   mySessions: "Mis sesiones",
   session: "Sesión",
   status: "Estado",
@@ -331,6 +334,7 @@ const es: Partial<Strings> = {
 const de: Partial<Strings> = {
   portal: "Agentenportal",
   language: "Sprache",
+  changeLanguage: "Ändern",
   mySessions: "Meine Sitzungen",
   session: "Sitzung",
   status: "Status",
@@ -441,6 +445,14 @@ const catalogs: Record<string, Partial<Strings>> = { en, fr, es, de };
 
 /** Languages the portal ships strings for. */
 export const PORTAL_LANGUAGES = Object.keys(catalogs);
+
+/** Each portal language's name in itself, for the language menu. */
+export const LANGUAGE_NAMES: Record<string, string> = {
+  en: "English",
+  fr: "Français",
+  es: "Español",
+  de: "Deutsch",
+};
 
 /** The language the portal uses for `language`: itself when shipped, else English. */
 export function portalLanguage(language: string | null | undefined): string {

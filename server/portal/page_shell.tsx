@@ -22,6 +22,8 @@ export interface PageContext {
   prefix: string;
   agent: PortalAgent;
   view: ScreenView;
+  /** This page's own path and query: where the language menu comes back to. */
+  here: string;
 }
 
 /** What the session screen shows. */

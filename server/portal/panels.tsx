@@ -3,6 +3,7 @@ import { type CatalogPath, localTitle } from "./guided_paths.ts";
 import { Csrf, type PageContext, type ScreenData, When } from "./page_shell.tsx";
 import { deviceLabel } from "./device_labels.ts";
 import { portalUrl } from "./view.ts";
+import { LanguageMenu } from "./language_menu.tsx";
 
 /** A value, or a muted placeholder saying none was given. */
 export function Value(props: { t: PageContext["t"]; value: unknown }) {
@@ -313,6 +314,7 @@ export function Header(props: { ctx: PageContext }) {
       <span data-testid="agent-name" lang={language}>
         {agent.firstName} {agent.lastName}
       </span>
+      <LanguageMenu ctx={props.ctx} />
       <form method="post" action={`${props.ctx.prefix}/logout`} class="logout">
         <input type="hidden" name="csrf" value={agent.csrf} />
         <button type="submit" class="secondary">{t("signOut")}</button>

@@ -12,7 +12,8 @@ import { contentLanguage } from "../launch/contract.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
 import { publicOrigin, requestOrigin } from "../http/public_origin.ts";
-import { PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { hasPortalCookie, PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
+import { currentAgent } from "./auth.ts";
 import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
 import { namedOrganization } from "../auth/logins.ts";
 import { portalLanguage, translator } from "./i18n.ts";
@@ -31,9 +32,13 @@ const TOKEN = ":token{[A-Za-z0-9_-]{43}}";
 export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const prefix = deps.config.portalPrefix;
-  const base = (c: Context<AppEnv>, language?: string | null) => {
+  // The page's language: the account's (a reset link), else the language of the browser's portal
+  // login when it has one (one language per login), else the browser's Accept-Language.
+  const base = async (c: Context<AppEnv>, language?: string | null) => {
+    const login = language || !hasPortalCookie(c) ? null : await currentAgent(deps, c);
     const lang = portalLanguage(
-      language ?? contentLanguage(c.req.header("Accept-Language")?.split(",")[0]),
+      language ??
+        contentLanguage(login ? login.locale : c.req.header("Accept-Language")?.split(",")[0]),
     );
     return { t: translator(lang), language: lang, prefix };
   };
@@ -41,10 +46,10 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
   app.use("/password-reset", ...portalPageMiddleware);
   app.use("/password-reset/*", ...portalPageMiddleware);
 
-  app.get("/password-reset", (c) =>
+  app.get("/password-reset", async (c) =>
     c.html(
       forgotPage({
-        ...base(c),
+        ...(await base(c)),
         organization: namedOrganization(c.req.query("org")),
         enabled: deps.mail !== null,
         email: "",
@@ -56,7 +61,7 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     const form = await c.req.parseBody();
     const email = typeof form.email === "string" ? form.email.trim().slice(0, 320) : "";
     const organization = namedOrganization(form.org ?? c.req.query("org"));
-    const b = { ...base(c), organization };
+    const b = { ...(await base(c)), organization };
     if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {
       return c.html(
         forgotPage({ ...b, enabled: deps.mail !== null, email, error: b.t("crossSiteSignIn") }),
@@ -86,8 +91,8 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
   app.get(`/password-reset/${TOKEN}`, async (c) => {
     const token = c.req.param("token");
     const account = await resetLinkAccount(deps, token, "agent");
-    if (!account) return c.html(linkInvalidPage(base(c)), 410);
-    const b = base(c, account.locale ? contentLanguage(account.locale) : null);
+    if (!account) return c.html(linkInvalidPage(await base(c)), 410);
+    const b = await base(c, account.locale ? contentLanguage(account.locale) : null);
     return c.html(newPasswordPage({ ...b, token, email: account.email, error: null }));
   });
 
@@ -97,8 +102,8 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     const password = typeof form.password === "string" ? form.password : "";
     const confirm = typeof form.confirm === "string" ? form.confirm : "";
     const account = await resetLinkAccount(deps, token, "agent");
-    if (!account) return c.html(linkInvalidPage(base(c)), 410);
-    const b = base(c, account.locale ? contentLanguage(account.locale) : null);
+    if (!account) return c.html(linkInvalidPage(await base(c)), 410);
+    const b = await base(c, account.locale ? contentLanguage(account.locale) : null);
     const again = (error: string, status: 400 | 403) =>
       c.html(newPasswordPage({ ...b, token, email: account.email, error }), status);
     if (postedFromAnotherSite(c, requestOrigin(deps.config, c))) {

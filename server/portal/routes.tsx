@@ -19,14 +19,15 @@ import { csrfMatches } from "../auth/logins.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../http/errors.ts";
 import { clearPortalCookie } from "../auth/cookies.ts";
-import { deleteLogin } from "../../db/queries/logins.ts";
+import { deleteLogin, setLoginLocale } from "../../db/queries/logins.ts";
+import { safeNext } from "../http/access.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { type CatalogPath, offersRemoteButton, pathsPanel, RECENT_LIMIT } from "./guided_paths.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { changeSession } from "../sessions/changes.ts";
 import { SESSION_CHANGES, type SessionChange } from "../launch/host_messages.ts";
 import type { PortalAgent, PortalEnv } from "./auth.ts";
-import { portalLanguage, type StringKey, translator } from "./i18n.ts";
+import { PORTAL_LANGUAGES, portalLanguage, type StringKey, translator } from "./i18n.ts";
 import {
   messagePage,
   type PageContext,
@@ -40,7 +41,14 @@ import { remoteById, remotesOfSession } from "../../db/queries/remote.ts";
 import { mailInvitation, openInvitation } from "../remote/invitations.ts";
 import { remoteWords } from "../remote/remote_i18n.ts";
 import { completePath } from "../sessions/path_runs.ts";
-import { defaultView, launchParam, portalUrl, resolveView, type ScreenView } from "./view.ts";
+import {
+  defaultView,
+  launchParam,
+  pageHere,
+  portalUrl,
+  resolveView,
+  type ScreenView,
+} from "./view.ts";
 
 const SESSION_PATH = "/sessions/:id{[1-9][0-9]{0,14}}";
 const PATH_UID = ":uid{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}}";
@@ -65,6 +73,33 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
   // The wildcard also matches /sessions/:id itself: one check per request.
   app.use(`${SESSION_PATH}/*`, onlyReachable);
 
+  // The header's language menu: changes the language of this login only, then comes back.
+  app.post("/language", async (c) => {
+    const agent = c.get("agent");
+    const form = await c.req.parseBody();
+    if (!csrfMatches(agent, form.csrf)) return message(c, agent, 403, "expired");
+    const language = typeof form.language === "string" ? form.language : "";
+    if (!PORTAL_LANGUAGES.includes(language)) {
+      throw new AppError(
+        400,
+        "invalid_language",
+        `language must be one of: ${PORTAL_LANGUAGES.join(", ")}`,
+      );
+    }
+    const back = form.back === undefined || form.back === ""
+      ? `${prefix}/sessions`
+      : safeNext(prefix, form.back, "");
+    if (!back) {
+      throw new AppError(
+        400,
+        "invalid_back",
+        `back must be a path of this portal, such as ${prefix}/sessions`,
+      );
+    }
+    await setLoginLocale(deps.sql, { tokenHash: agent.tokenHash, locale: language });
+    return c.redirect(back, 303);
+  });
+
   app.post("/logout", async (c) => {
     const agent = c.get("agent");
     const form = await c.req.parseBody();
@@ -74,9 +109,9 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     return c.redirect(`${prefix}/login`, 303);
   });
 
-  function pageContext(agent: PortalAgent, view: ScreenView): PageContext {
+  function pageContext(c: Context<PortalEnv>, agent: PortalAgent, view: ScreenView): PageContext {
     const language = portalLanguage(view.language);
-    return { t: translator(language), language, prefix, agent, view };
+    return { t: translator(language), language, prefix, agent, view, here: pageHere(c) };
   }
 
   function sessionIdOf(c: Context<PortalEnv>): number {
@@ -145,7 +180,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
         303,
       );
     }
-    const ctx = pageContext(agent, view);
+    const ctx = pageContext(c, agent, view);
     return c.html(sessionScreen({
       ...ctx,
       session,
@@ -275,7 +310,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     await mailInvitation(deps, remote, {
       email,
       name: [session.customer.firstName, session.customer.lastName].filter(Boolean).join(" "),
-      language: pageContext(agent, view).language,
+      language: pageContext(c, agent, view).language,
     });
     return c.redirect(portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, { mailed: "1" }), 303);
   });
@@ -297,7 +332,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
         customerEmail: session?.customer?.email ?? null,
       }
       : null;
-    const ctx = pageContext(agent, view);
+    const ctx = pageContext(c, agent, view);
     const notice = c.req.query("mailed") && session?.customer?.email
       ? remoteWords(ctx.language)("mailed", { email: session.customer.email })
       : c.req.query("done") === "invited"
@@ -315,7 +350,7 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     const session = await sessionById(deps.sql, id);
     if (!path || !session) return message(c, agent, 404, "notFound");
     const step = Number(c.req.query("step") ?? "1");
-    return c.html(pathRunner(pageContext(agent, view), {
+    return c.html(pathRunner(pageContext(c, agent, view), {
       sessionId: id,
       path,
       step: Number.isSafeInteger(step) ? step : 1,
@@ -349,7 +384,10 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     const agent = c.get("agent");
     const view = defaultView(agent);
     return c.html(
-      sessionsPage(pageContext(agent, view), await sessionsOfAgent(deps.sql, agent.userId, 200)),
+      sessionsPage(
+        pageContext(c, agent, view),
+        await sessionsOfAgent(deps.sql, agent.userId, 200),
+      ),
     );
   });
 

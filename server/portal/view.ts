@@ -2,6 +2,7 @@
 import { findLaunchView } from "../../db/queries/portal.ts";
 import type { LaunchView } from "../launch/payload.ts";
 import { contentLanguage } from "../launch/contract.ts";
+import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import type { PortalAgent } from "./auth.ts";
 
@@ -39,7 +40,7 @@ export function launchParam(value: unknown): number | null {
  * only the pages of the session that very launch opened may be framed by its app's origins and
  * message them; any other page of the login answers `frame-ancestors 'self'` and messages no one.
  * A password sign-in gets the defaults: standard flavor, all published paths, every control
- * shown, the agent's language.
+ * shown. Every page speaks the login's language (loginLanguage), whatever the launch's view says.
  */
 export async function resolveView(
   deps: Deps,
@@ -54,12 +55,19 @@ export async function resolveView(
     const view = found.view as LaunchView;
     return {
       ...view,
+      // One language per login: the login's (set by its launch, changed by the language menu).
+      ...loginLanguage(agent),
       launchId,
       frameAncestors: found.sessionId === sessionId ? found.frameAncestors : [],
       notices: found.sessionId === sessionId ? agentNotices(found.warnings ?? []) : [],
     };
   }
   return defaultView(agent);
+}
+
+/** The locale and language of the agent's login: every page of the login speaks it. */
+export function loginLanguage(agent: PortalAgent): { locale: string; language: string } {
+  return { locale: agent.locale ?? "en", language: contentLanguage(agent.locale) };
 }
 
 /** The view without a launch: standard flavor, all paths, every control, the agent's language. */
@@ -70,8 +78,7 @@ export function defaultView(agent: PortalAgent): ScreenView {
     showSessionStatusChange: true,
     showAssignToMeButton: true,
     showSessionTransferButton: true,
-    locale: agent.locale ?? "en",
-    language: contentLanguage(agent.locale),
+    ...loginLanguage(agent),
     launchId: null,
     frameAncestors: [],
   };
@@ -87,4 +94,15 @@ export function portalUrl(
   const q = new URLSearchParams({ ...(launchId ? { launch: String(launchId) } : {}), ...extra });
   const qs = q.toString();
   return `${prefix}${path}${qs ? `?${qs}` : ""}`;
+}
+
+/**
+ * The page's own path and query, for the language menu to come back to: without `change` and
+ * `done`, which tell of an action just made (the host page must not hear of it twice).
+ */
+export function pageHere(c: Context): string {
+  const url = new URL(c.req.url);
+  url.searchParams.delete("change");
+  url.searchParams.delete("done");
+  return url.pathname + url.search;
 }
