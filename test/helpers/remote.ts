@@ -60,9 +60,9 @@ export async function landAgentInRemoteView(
   return { sessionId, joinUrl, code };
 }
 
-/** The customer opens the link, consents and shares; answers when the page says it shares. */
-export async function customerShares(page: Page, joinUrl: string): Promise<void> {
-  await page.goto(joinUrl);
+/** The customer opens the link (unless already there), consents and clicks Share. */
+export async function customerShares(page: Page, joinUrl?: string): Promise<void> {
+  if (joinUrl) await page.goto(joinUrl);
   await page.check("[data-testid=consent]");
   await page.waitForFunction(() =>
     !(document.querySelector("[data-testid=share]") as HTMLButtonElement).disabled
@@ -116,7 +116,10 @@ export async function agentPixel(page: Page, x: number, y: number): Promise<numb
   }, [x, y]);
 }
 
-/** The candidate types of the selected pair of the agent's connection. */
+/**
+ * The selected pair of the agent's connection: each side's candidate type and address (a remote
+ * `prflx` is the customer's host candidate seen before its signaling message arrived).
+ */
 export async function selectedCandidateTypes(page: Page): Promise<string[]> {
   return await page.evaluate(async () => {
     // deno-lint-ignore no-explicit-any
@@ -126,9 +129,11 @@ export async function selectedCandidateTypes(page: Page): Promise<string[]> {
     stats.forEach((s) => byId.set(s.id, s));
     for (const s of byId.values()) {
       if (s.type === "candidate-pair" && s.state === "succeeded" && s.nominated) {
+        const local = byId.get(String(s.localCandidateId));
+        const remote = byId.get(String(s.remoteCandidateId));
         return [
-          String(byId.get(String(s.localCandidateId))?.candidateType),
-          String(byId.get(String(s.remoteCandidateId))?.candidateType),
+          `${local?.candidateType} ${local?.address}`,
+          `${remote?.candidateType} ${remote?.address}`,
         ];
       }
     }

@@ -147,7 +147,7 @@ share.addEventListener("click", async () => {
     }
     streamsNote();
   }
-  showState(w.sharingNow, document.body.dataset.rtc);
+  if (pc?.connectionState === "connected") showState(w.sharingNow, "connected");
   refresh();
 });
 
