@@ -158,12 +158,12 @@ try {
     warm3: await writeLaunchScript(tmp, "warm3", slice("warm3")),
     scaled: await writeLaunchScript(tmp, "launch3", slice("launch3")),
   };
-  // The database-limit case's inputs: as many as two launch runs (16 and 64 connections) use.
-  console.log(`database limit: storing ${2 * PER_RUN} distinct launch_apply inputs ...`);
+  // The database-limit case's inputs: as many as three launch runs use.
+  console.log(`database limit: storing ${3 * PER_RUN} distinct launch_apply inputs ...`);
   const limitScript = await prepareDatabaseLimit(
     bench,
     { id: appId, appName: "bench" },
-    2 * PER_RUN,
+    3 * PER_RUN,
     minSession,
     stamp,
     tmp,
@@ -277,13 +277,14 @@ try {
 
   // The database limit: launch_apply alone, no service running (no delivery worker either).
   const databaseLimit = [];
-  for (const clients of [16, 64]) {
+  // Also at the service's own pool size: its launches reach PostgreSQL on that many connections.
+  for (const clients of [Number(poolSize ?? 10), 16, 64]) {
     await maintain(bench);
     databaseLimit.push(
       await pgbench("launch_apply (database limit)", dbName, ["-f", limitScript], clients),
     );
   }
-  await checkInputsSufficed(bench, 2 * PER_RUN);
+  await checkInputsSufficed(bench, 3 * PER_RUN);
   const [{ launches }] =
     await bench`select count(*) as launches from launches where outcome = 'ok'`;
   const [{ failed }] = await bench`select count(*) as failed from launches where outcome <> 'ok'`;

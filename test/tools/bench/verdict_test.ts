@@ -104,3 +104,11 @@ Deno.test("verdictLines fails an all-cores mode slower than one process", () => 
     /^FAIL .*0\.72 ×/,
   );
 });
+
+Deno.test("verdictLines shows the database limit's best run beside the 64-connection one", () => {
+  const l = lineOf(
+    verdictLines({ ...PASSING, databaseLimitBest: { tps: 1250, connections: 10 } }),
+    "database limit",
+  );
+  assert.match(l, /^ok .*0\.83 × \(1000\/s vs 1200\/s\); 0\.80 × its best run \(1250\/s at 10 /);
+});
