@@ -114,16 +114,23 @@ const DRY_RUN_DONE = "PLL03";
  * concurrent launch) is thrown for the caller to run the launch again.
  */
 export async function applyLaunch(sql: Tx, input: LaunchInput): Promise<LaunchOutcome> {
+  // U+0000 never gets here: the request is refused at the boundary (server/http/nul.ts).
+  return await callLaunchApply(sql, launchApplyArgs(input));
+}
+
+/**
+ * The argument launch_apply gets for `input` (the bench's database-limit case stores these, so
+ * it calls the function exactly as the service does).
+ */
+export function launchApplyArgs(input: LaunchInput): Record<string, unknown> {
   // Serialized once by the driver (dates become ISO strings, as the function reads them); the
   // input is built fresh per launch, so no defensive copy (jsonb()) is needed.
   // traceparent: the request's trace context, kept with the callback events it emits.
-  const args = {
+  return {
     ...input,
     userAgent: input.userAgent?.slice(0, 256) ?? null,
     traceparent: traceparent(),
   };
-  // U+0000 never gets here: the request is refused at the boundary (server/http/nul.ts).
-  return await callLaunchApply(sql, args);
 }
 
 async function callLaunchApply(sql: Tx, args: unknown): Promise<LaunchOutcome> {

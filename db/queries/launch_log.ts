@@ -59,7 +59,14 @@ export async function listLaunches(
   }
       ${f.withWarnings ? sql`and warnings <> '[]'::jsonb` : sql``}
       ${f.app ? sql`and lower(app_name) = lower(${f.app})` : sql``}
-      ${f.outcome ? sql`and outcome = ${f.outcome}` : sql``}
+      ${
+    // Refusals through their partial index (migration 00026), whose predicate is stated here so
+    // that a generic plan may use it too; ok launches are most rows: the primary key finds them.
+    f.outcome
+      ? f.outcome === "ok"
+        ? sql`and outcome = 'ok'`
+        : sql`and outcome <> 'ok' and outcome = ${f.outcome}`
+      : sql``}
       ${f.since ? sql`and created_at >= ${f.since}` : sql``}
       ${f.beforeId !== undefined ? sql`and id < ${f.beforeId}` : sql``}
     order by id desc

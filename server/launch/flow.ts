@@ -54,31 +54,18 @@ export interface LaunchPlan {
 }
 
 /**
- * The flow. The database work, and every decision, is ONE call of the SQL function launch_apply
- * (db/functions/launch_apply.sql), so a launch costs one round trip and its rules live in one
- * place; this function only builds its input and maps its answer:
- *
- * 1. Lookups: the replay key is stored (a used one refuses the launch at once), the named session
- *    is locked (only the app's own), settings, custom fields and the catalog entries named are
- *    checked.
- * 2. The agent and the customer are found or created, resolving identity conflicts in the spec's
- *    order; an administrator's e-mail or a disabled agent is refused. Every refusal of steps 1
- *    and 2 comes back as one list, which server/launch/refusals.ts words.
- * 3. The conflicts resolved become warnings, after the caller's and the payload's.
- * 4. The session (created and assigned, or updated), custom fields, devices, teams, the launch
- *    record, the portal login and the callback events (session_callback_types).
- *
- * A refusal inside the function rolls all of it back; the dry run does everything and rolls back.
+ * What launch_apply is called with for payload `p` from `meta`: the input the flow sends (the
+ * bench's database-limit case builds its inputs with it too, so both call the same function the
+ * same way).
  */
-async function applyFlow(
-  deps: Deps,
+export function launchInput(
   p: LaunchPayload,
   meta: LaunchMeta,
   login: { tokenHash: string; expiresAt: Date },
   dryRun: boolean,
-): Promise<{ applied: AppliedLaunch; dryRun: boolean }> {
+): LaunchInput {
   const freshness = meta.freshness ?? { protection: "off", replay: null };
-  const input = {
+  return {
     appId: meta.appId,
     appName: meta.appName,
     sessionId: p.session.id,
@@ -109,6 +96,33 @@ async function applyFlow(
     crm: meta.crm ?? null,
     dryRun,
   } satisfies LaunchInput;
+}
+
+/**
+ * The flow. The database work, and every decision, is ONE call of the SQL function launch_apply
+ * (db/functions/launch_apply.sql), so a launch costs one round trip and its rules live in one
+ * place; this function only builds its input and maps its answer:
+ *
+ * 1. Lookups: the replay key is stored (a used one refuses the launch at once), the named session
+ *    is locked (only the app's own), settings, custom fields and the catalog entries named are
+ *    checked.
+ * 2. The agent and the customer are found or created, resolving identity conflicts in the spec's
+ *    order; an administrator's e-mail or a disabled agent is refused. Every refusal of steps 1
+ *    and 2 comes back as one list, which server/launch/refusals.ts words.
+ * 3. The conflicts resolved become warnings, after the caller's and the payload's.
+ * 4. The session (created and assigned, or updated), custom fields, devices, teams, the launch
+ *    record, the portal login and the callback events (session_callback_types).
+ *
+ * A refusal inside the function rolls all of it back; the dry run does everything and rolls back.
+ */
+async function applyFlow(
+  deps: Deps,
+  p: LaunchPayload,
+  meta: LaunchMeta,
+  login: { tokenHash: string; expiresAt: Date },
+  dryRun: boolean,
+): Promise<{ applied: AppliedLaunch; dryRun: boolean }> {
+  const input = launchInput(p, meta, login, dryRun);
   // A unique violation means a concurrent launch committed a row first: a second pass finds it.
   for (let attempt = 1;; attempt++) {
     let outcome;

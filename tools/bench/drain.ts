@@ -57,7 +57,7 @@ export async function drain(
   const [{ minId }] = await bench`select coalesce(max(id), 0)::bigint as "minId"
     from callback_events`;
   await bench`
-    select emit_callback_events(id, '[{"type": "session.updated"}]'::jsonb, now()::text)
+    select emit_callback_events(id, '[{"type": "session.updated"}]'::jsonb, now()::text, null)
     from (select id from sessions where app_id = ${appId} order by id limit ${count}) s`;
   const cpuNow = async () =>
     serverPid ? [await processCpuSeconds(serverPid), await commandCpuSeconds("postgres")] : [];

@@ -48,20 +48,20 @@ export async function loadData(bench: postgres.Sql, appId: number): Promise<numb
 }
 
 /**
- * `count` distinct launch bodies (form-encoded): half new sessions, half existing; 10% new
- * agents, 20% new customers; a third with a device, a third with a custom field; every one with
- * issuedAt, a unique nonce and a referenceId (so its session's events go to the CRM).
+ * `count` distinct launch payloads, numbered from `first`: half new sessions, half existing; 10%
+ * new agents, 20% new customers; a third with a device, a third with a custom field; every one
+ * with issuedAt, a unique nonce and a referenceId (so its session's events go to the CRM).
  */
-export async function signLaunches(
-  apiKey: string,
+export function launchPayloads(
   count: number,
   minSession: number,
-  stamp: number,
-): Promise<string[]> {
+  stamp: number | string,
+  first = 0,
+): Record<string, unknown>[] {
   const rand = (n: number) => Math.floor(Math.random() * n);
   const issuedAt = Math.floor(Date.now() / 1000);
-  const bodies: string[] = [];
-  for (let i = 0; i < count; i++) {
+  const payloads: Record<string, unknown>[] = [];
+  for (let i = first; i < first + count; i++) {
     const agent = i % 10 === 0 ? `new${stamp}x${i}` : `agent${1 + rand(DATA.agents)}`;
     const customer = i % 5 === 0 ? `N${stamp}x${i}` : `C${1 + rand(DATA.customers)}`;
     const customerEmail = customer.startsWith("C")
@@ -93,6 +93,20 @@ export async function signLaunches(
         environment: { parameters: params },
       },
     };
+    payloads.push(payload);
+  }
+  return payloads;
+}
+
+/** `count` distinct launch bodies (form-encoded) of launchPayloads, signed with `apiKey`. */
+export async function signLaunches(
+  apiKey: string,
+  count: number,
+  minSession: number,
+  stamp: number,
+): Promise<string[]> {
+  const bodies: string[] = [];
+  for (const payload of launchPayloads(count, minSession, stamp)) {
     bodies.push(new URLSearchParams({
       [SIGNED_REQUEST_FIELD]: await signPayload(JSON.stringify(payload), apiKey),
     }).toString());

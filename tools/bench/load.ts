@@ -64,16 +64,22 @@ export async function wrk(
 
 /** PostgreSQL CPU per transaction during each pgbench run. */
 export const pgCpuNotes = new Map<PgbenchResult, string>();
+/** The same, as milliseconds of CPU per transaction. */
+export const pgCpuCosts = new Map<PgbenchResult, number>();
 
-/** Runs pgbench (64 clients, prepared) for `seconds` on database `db` of `databaseUrl`. */
+/**
+ * Runs pgbench (`clients` clients, default 64, prepared) for `seconds` on database `db` of
+ * `databaseUrl`. Clients that pgbench aborted on an error are counted in `aborted`.
+ */
 export async function pgbench(
   seconds: number,
   databaseUrl: string,
   name: string,
   db: string,
   extra: string[],
-): Promise<PgbenchResult> {
-  console.log(`  ${name}: 64 clients, ${seconds} s ...`);
+  clients = 64,
+): Promise<PgbenchResult & { aborted: number }> {
+  console.log(`  ${name}: ${clients} clients, ${seconds} s ...`);
   const cpuBefore = await commandCpuSeconds("postgres");
   const url = new URL(databaseUrl);
   const out = await new Deno.Command("pgbench", {
@@ -88,7 +94,7 @@ export async function pgbench(
       "-M",
       "prepared",
       "-c",
-      "64",
+      String(clients),
       "-j",
       "2",
       "-T",
@@ -100,11 +106,40 @@ export async function pgbench(
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const result = parsePgbench(new TextDecoder().decode(out.stdout), name, 64);
+  const stderr = new TextDecoder().decode(out.stderr);
+  const result = {
+    ...parsePgbench(new TextDecoder().decode(out.stdout), name, clients),
+    aborted: stderr.match(/client \d+ aborted/g)?.length ?? 0,
+  };
+  if (result.aborted > 0) console.error(stderr.split("\n").slice(0, 5).join("\n"));
   const cpu = (await commandCpuSeconds("postgres")) - cpuBefore;
-  pgCpuNotes.set(
-    result,
-    `PostgreSQL CPU per transaction ${(cpu * 1000 / (result.tps * seconds)).toFixed(2)} ms`,
-  );
+  const perTransaction = cpu * 1000 / (result.tps * seconds);
+  pgCpuCosts.set(result, perTransaction);
+  pgCpuNotes.set(result, `PostgreSQL CPU per transaction ${perTransaction.toFixed(2)} ms`);
   return result;
+}
+
+/** `pgbench -i -s 10` on database `db` of `databaseUrl` (TPC-B's tables). */
+export async function pgbenchInit(databaseUrl: string, db: string): Promise<void> {
+  console.log("pgbench: initialising scale 10 ...");
+  const url = new URL(databaseUrl);
+  const init = await new Deno.Command("pgbench", {
+    args: [
+      "-h",
+      url.hostname,
+      "-p",
+      url.port || "5432",
+      "-U",
+      decodeURIComponent(url.username || "postgres"),
+      "-i",
+      "-q",
+      "-s",
+      "10",
+      db,
+    ],
+    env: url.password ? { PGPASSWORD: decodeURIComponent(url.password) } : {},
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!init.success) throw new Error(new TextDecoder().decode(init.stderr));
 }

@@ -5,12 +5,12 @@
  * local receiver), token issuance and the REST API against realistic data (10,000 agents, 50,000
  * customers, 100,000 sessions), the drain of a queued callback backlog, 50 launches clicked in
  * Chromium (click to session heading), then the same launch and REST runs with the server on all
- * cores (`deno task serve`: one process per core). Prints one table and writes
- * tools/bench/results/<date>.md.
+ * cores (`deno task serve`: one process per core), with observability on (OpenTelemetry to a local
+ * receiver, /metrics), and as three processes behind PgBouncer; last, the launch's database work
+ * alone (launch_apply by pgbench: the database limit). Prints one table and the issue-37 verdict
+ * (tools/bench/verdict.ts) and writes tools/bench/results/<date>.md (<date>-quick.md with --quick).
  */
 import postgres from "postgres";
-import { connect } from "../../db/mod.ts";
-import { startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import {
   DATA,
@@ -21,9 +21,13 @@ import {
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
 import { browserCases } from "./browser.ts";
-import { ratioText } from "./system.ts";
-import { renderRows, type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
-import { cpuNotes, pgbench as runPgbench, pgCpuNotes, wrk as runWrk } from "./load.ts";
+import { renderRows, type WrkResult } from "./wrk.ts";
+import { pgbench as runPgbench, pgbenchInit, wrk as runWrk } from "./load.ts";
+import { countRoundTrips } from "./round_trips.ts";
+import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
+import { startObserved } from "./observability.ts";
+import { startScaledOut } from "./scale_out.ts";
+import { report } from "./report.ts";
 import {
   freePort,
   have,
@@ -58,8 +62,8 @@ const DRAIN = quick ? 10_000 : 100_000;
 const BROWSER_LAUNCHES = 50;
 
 const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
-const pgbench = (name: string, db: string, extra: string[]) =>
-  runPgbench(seconds, databaseUrl, name, db, extra);
+const pgbench = (name: string, db: string, extra: string[], clients?: number) =>
+  runPgbench(seconds, databaseUrl, name, db, extra, clients);
 const spawn = (args: string[], env: Record<string, string>) => spawnIn(args, env, root);
 
 for (
@@ -82,35 +86,14 @@ const benchUrl = new URL(databaseUrl);
 benchUrl.pathname = `/${dbName}`;
 const tmp = await Deno.makeTempDir({ prefix: "pl-bench-" });
 const children: Deno.ChildProcess[] = [];
-const rows: TableRow[] = [];
-const notes: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 try {
   console.log(`Benchmark (${quick ? "quick" : "full"}): ${seconds} s per case`);
   await admin.unsafe(`create database ${dbName}`);
   await admin.unsafe(`create database ${pgbenchDb}`);
 
   // Baseline B: pgbench on the same PostgreSQL server.
-  console.log("pgbench: initialising scale 10 ...");
-  const pgUrl = new URL(databaseUrl);
-  const init = await new Deno.Command("pgbench", {
-    args: [
-      "-h",
-      pgUrl.hostname,
-      "-p",
-      pgUrl.port || "5432",
-      "-U",
-      decodeURIComponent(pgUrl.username || "postgres"),
-      "-i",
-      "-q",
-      "-s",
-      "10",
-      pgbenchDb,
-    ],
-    env: pgUrl.password ? { PGPASSWORD: decodeURIComponent(pgUrl.password) } : {},
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!init.success) throw new Error(new TextDecoder().decode(init.stderr));
+  await pgbenchInit(databaseUrl, pgbenchDb);
   const tpcb = await pgbench("pgbench TPC-B", pgbenchDb, []);
   const selectOnly = await pgbench("pgbench select-only", pgbenchDb, ["-S"]);
 
@@ -145,9 +128,13 @@ try {
   const minSession = await loadData(bench, appId);
 
   const countedLaunches = 200;
-  const runs = ["counted", "warmUp", "launch16", "launch64", "launchAll"];
-  console.log(`signing ${countedLaunches + 4 * PER_RUN} distinct single-use launches ...`);
-  const signed = await signLaunches(app.apiKey, countedLaunches + 4 * PER_RUN, minSession, stamp);
+  const runs = [
+    ...["counted", "warmUp", "launch16", "launch64", "launchAll"],
+    ...["warmObs", "launchObs", "warm3", "launch3"],
+  ];
+  const toSign = countedLaunches + (runs.length - 1) * PER_RUN;
+  console.log(`signing ${toSign} distinct single-use launches ...`);
+  const signed = await signLaunches(app.apiKey, toSign, minSession, stamp);
   const slice = (run: string) => {
     const k = runs.indexOf(run);
     return k === 0
@@ -156,34 +143,31 @@ try {
   };
 
   // Round trips per launch, counted by the driver: an in-process service on the same database.
-  let queries = 0;
-  const db = await connect({ databaseUrl: benchUrl.href, max: 4, onQuery: () => queries++ });
-  const counted = await startService(
+  const roundTrips = await countRoundTrips(
     loadConfig({ ...env, DATABASE_URL: benchUrl.href, PUBLIC_URL: base }),
-    // No delivery worker: only the launches' own queries are counted.
-    { db, demoData: false, deliveryWorker: false },
+    slice("counted"),
   );
-  queries = 0;
-  for (let i = 0; i < countedLaunches; i++) {
-    const res = await counted.app.request(`${base}/portal/api/auth/app/bench`, {
-      method: "POST",
-      headers: {
-        Accept: "application/json",
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: slice("counted")[i],
-    });
-    if (res.status !== 200) throw new Error(`counted launch: ${res.status} ${await res.text()}`);
-  }
-  const roundTrips = queries / countedLaunches;
-  await db.close();
 
   const launchLua = {
     warmUp: await writeLaunchScript(tmp, "warmUp", slice("warmUp")),
     l16: await writeLaunchScript(tmp, "launch16", slice("launch16")),
     l64: await writeLaunchScript(tmp, "launch64", slice("launch64")),
     all: await writeLaunchScript(tmp, "launchAll", slice("launchAll")),
+    warmObs: await writeLaunchScript(tmp, "warmObs", slice("warmObs")),
+    obs: await writeLaunchScript(tmp, "launchObs", slice("launchObs")),
+    warm3: await writeLaunchScript(tmp, "warm3", slice("warm3")),
+    scaled: await writeLaunchScript(tmp, "launch3", slice("launch3")),
   };
+  // The database-limit case's inputs: as many as three launch runs use.
+  console.log(`database limit: storing ${3 * PER_RUN} distinct launch_apply inputs ...`);
+  const limitScript = await prepareDatabaseLimit(
+    bench,
+    { id: appId, appName: "bench" },
+    3 * PER_RUN,
+    minSession,
+    stamp,
+    tmp,
+  );
   const tokenLua = await writeTokenScript(tmp);
   const sessionLua = await writeSessionScript(tmp, token, minSession);
   const bearerLua = `${tmp}/bearer.lua`;
@@ -250,85 +234,89 @@ try {
   }
   const rssParallel = await peakRssTree(parallel);
   await stop(parallel);
+
+  // Observability on: the single process with OpenTelemetry exporting and /metrics served.
+  const observedService = await startObserved(root, env);
+  cleanups.push(observedService.stop);
+  // Warmed up as the single process was, so both are compared running, not starting.
+  const warmUp = (base: string, script: string) =>
+    runWrk(quick ? 2 : 5, "warm-up launches", `${base}/portal/api/auth/app/bench`, 16, script);
+  await warmUp(observedService.base, launchLua.warmObs);
+  const observed: WrkResult[] = [];
+  for (
+    const [name, path, script] of [
+      ["launch, observability on", "/portal/api/auth/app/bench", launchLua.obs],
+      ["GET /api/v1/sessions/:id, observability on", "/api/v1/sessions/1", sessionLua],
+    ]
+  ) {
+    await maintain(bench);
+    observed.push(
+      await wrk(name, `${observedService.base}${path}`, 64, script, observedService.server.pid),
+    );
+  }
+  const rssObserved = await peakRss(observedService.server);
+  const observedCheck = await observedService.check();
+  await observedService.stop();
+
+  // Scale-out: three processes behind PgBouncer (transaction mode).
+  const scaledOut = await startScaledOut(root, env, benchUrl.href);
+  cleanups.push(scaledOut.stop);
+  await warmUp(scaledOut.base, launchLua.warm3);
+  const scaled: WrkResult[] = [];
+  for (
+    const [name, path, script] of [
+      ["launch, 3 processes via PgBouncer", "/portal/api/auth/app/bench", launchLua.scaled],
+      ["GET /api/v1/sessions/:id, 3 processes via PgBouncer", "/api/v1/sessions/1", sessionLua],
+    ]
+  ) {
+    await maintain(bench);
+    scaled.push(await wrk(name, `${scaledOut.base}${path}`, 64, script));
+  }
+  const rssScaled = await peakRssTree(scaledOut.processes);
+  await scaledOut.stop();
+
+  // The database limit: launch_apply alone, no service running (no delivery worker either).
+  const databaseLimit = [];
+  // Also at the service's own pool size: its launches reach PostgreSQL on that many connections.
+  for (const clients of [Number(poolSize ?? 10), 16, 64]) {
+    await maintain(bench);
+    databaseLimit.push(
+      await pgbench("launch_apply (database limit)", dbName, ["-f", limitScript], clients),
+    );
+  }
+  await checkInputsSufficed(bench, 3 * PER_RUN);
   const [{ launches }] =
     await bench`select count(*) as launches from launches where outcome = 'ok'`;
   const [{ failed }] = await bench`select count(*) as failed from launches where outcome <> 'ok'`;
   await bench.end();
 
-  const tps = tpcb.tps;
-  const helloRps = helloResult.requestsPerSecond;
-  rows.push(wrkRow(helloResult, "baseline A"));
-  rows.push({
-    name: tpcb.name,
-    connections: 64,
-    rate: tps,
-    note: `baseline B; avg latency ${tpcb.latencyAvgMs.toFixed(1)} ms`,
+  const { rows, notes, verdict } = report({
+    hello: helloResult,
+    tpcb,
+    selectOnly,
+    single,
+    drained,
+    clicks,
+    multi,
+    observed,
+    rssObserved,
+    observedCheck,
+    scaled,
+    databaseLimit,
+    rssSingle,
+    rssParallel,
+    rssScaled,
+    roundTrips,
+    countedLaunches,
   });
-  rows.push({
-    name: selectOnly.name,
-    connections: 64,
-    rate: selectOnly.tps,
-    note: `avg latency ${selectOnly.latencyAvgMs.toFixed(1)} ms`,
-  });
-  const [l16, l64, tok, getOne, getPage] = single;
-  rows.push(wrkRow(l16, ratioText(l16.requestsPerSecond, tps, "TPC-B")));
-  rows.push(wrkRow(
-    l64,
-    `${ratioText(l64.requestsPerSecond, tps, "TPC-B", 0.5)}; p99 ${
-      l64.p99Ms <= 60 ? "✔" : "✘"
-    } (target ≤ 60 ms)`,
-  ));
-  rows.push(wrkRow(tok, ratioText(tok.requestsPerSecond, tps, "TPC-B", 1.5)));
-  rows.push(
-    wrkRow(getOne, ratioText(getOne.requestsPerSecond, selectOnly.tps, "select-only", 0.35)),
-  );
-  rows.push(wrkRow(getPage, ratioText(getPage.requestsPerSecond, helloRps, "hello-world")));
-  rows.push(wrkRow(multi[0], ratioText(multi[0].requestsPerSecond, tps, "TPC-B")));
-  rows.push(wrkRow(multi[1], ratioText(multi[1].requestsPerSecond, helloRps, "hello-world")));
-  rows.push({
-    name: "peak RSS, single process",
-    note: `${rssSingle.toFixed(0)} MB ${rssSingle <= 150 ? "✔" : "✘"} (target ≤ 150 MB)`,
-  });
-  rows.push({ name: "peak RSS, all cores", note: `${rssParallel.toFixed(0)} MB` });
-  rows.push({
-    name: `callback drain, ${drained.count} queued events`,
-    rate: drained.eventsPerSecond,
-    note:
-      `${ratioText(drained.eventsPerSecond, tps, "TPC-B", 0.5)}; ${
-        drained.seconds.toFixed(1)
-      } s; ` +
-      `received ${drained.received}, distinct ${drained.distinct}, undelivered ` +
-      `${drained.undelivered} ${
-        drained.received === drained.count && drained.distinct === drained.count &&
-          drained.undelivered === 0
-          ? "✔"
-          : "✘"
-      } (none lost or doubled)`,
-  });
-  rows.push(...clicks);
-  rows.push({
-    name: "database round trips per launch",
-    note: `${roundTrips.toFixed(2)} (driver count over ${countedLaunches} launches)`,
-  });
-  notes.push(
+  notes.unshift(
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
+    `Peak RSS (VmHWM) of the single process after each case, MB: ${peaks.join(", ")}.`,
   );
-  notes.push(`Peak RSS (VmHWM) of the single process after each case, MB: ${peaks.join(", ")}.`);
   const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   notes.push(
     `Before each case the bench runs VACUUM ANALYZE on its database, as pgbench does on its ` +
       `tables before each run (autovacuum on this server: ${autovacuum}).`,
-  );
-
-  for (const r of [tpcb, selectOnly]) notes.push(`${r.name}: ${pgCpuNotes.get(r)}.`);
-  for (const r of single) {
-    const note = cpuNotes.get(r);
-    if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
-  }
-  const perEvent = drained.cpu!;
-  notes.push(
-    `callback drain: CPU per delivered event: server ${perEvent.serverMs.toFixed(2)} ms, ` +
-      `PostgreSQL ${perEvent.postgresMs.toFixed(2)} ms (a launch's figures include its one event).`,
   );
   const table = renderRows(rows);
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
@@ -341,17 +329,20 @@ try {
     `customers, ${SESSIONS} sessions; ${PER_RUN} distinct single-use launches per launch run ` +
     `(replay protection required, callbacks to a local receiver; half new sessions, ` +
     `half existing; 10% new agents, 20% new customers).`;
-  console.log(`\n${header}\n\n${table}\n\n${notes.join("\n")}`);
-  const date = new Date().toISOString().slice(0, 10);
+  const verdictText = `Verdict (issue 37 targets):\n\n${verdict.map((l) => `    ${l}`).join("\n")}`;
+  console.log(`\n${header}\n\n${table}\n\n${notes.join("\n")}\n\n${verdictText}`);
+  // A quick run never overwrites the day's full run.
+  const date = new Date().toISOString().slice(0, 10) + (quick ? "-quick" : "");
   await Deno.mkdir(`${root}tools/bench/results`, { recursive: true });
   await Deno.writeTextFile(
     `${root}tools/bench/results/${date}.md`,
     `# Benchmark ${date}${quick ? " (quick)" : ""}\n\n${header}\n\n${table}\n\n${
       notes.join("\n")
-    }\n`,
+    }\n\n${verdictText}\n`,
   );
   console.log(`\nwritten to tools/bench/results/${date}.md`);
 } finally {
+  for (const cleanup of cleanups) await cleanup().catch(() => {});
   for (const child of children) await stop(child);
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.unsafe(`drop database if exists ${pgbenchDb} with (force)`);

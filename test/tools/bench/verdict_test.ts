@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { type Figures, verdictLines } from "../../../tools/bench/verdict.ts";
+
+/** A run that meets every target. */
+const PASSING: Figures = {
+  launch16P99Ms: 40,
+  launch64Rps: 1000,
+  databaseLimit64Tps: 1200,
+  tpcbTps: 1200,
+  selectOnlyTps: 7000,
+  tpcbPostgresMs: 1.5,
+  launchPostgresMs: 1.8,
+  launchServerMs: 0.4,
+  eventServerMs: 0.12,
+  getOneRps: 4500,
+  getPageRps: 1200,
+  getPageP99Ms: 300,
+  tokenRps: 3700,
+  drain: { eventsPerSecond: 2500, count: 100_000, exact: true },
+  launchAllCoresRps: 1000,
+  getAllCoresRps: 4600,
+  launchObservedRps: 950,
+  getObservedRps: 4100,
+  rssObservedMb: 160,
+  rssMb: 140,
+};
+
+function lineOf(lines: string[], target: string): string {
+  const found = lines.find((l) => l.includes(target));
+  assert.ok(found, `no line for ${target} in\n${lines.join("\n")}`);
+  return found;
+}
+
+Deno.test("verdictLines says ok for every target a passing run meets", () => {
+  const lines = verdictLines(PASSING);
+  assert.equal(lines.length, 16);
+  for (const l of lines) assert.match(l, /^ok /);
+});
+
+Deno.test("verdictLines fails the database-limit ratio below 0.8 and shows the figures", () => {
+  const l = lineOf(
+    verdictLines({ ...PASSING, databaseLimit64Tps: 1500 }),
+    "launch@64 ≥ 0.8 × database limit",
+  );
+  assert.match(l, /^FAIL /);
+  assert.match(l, /0\.67 × \(1000\/s vs 1500\/s\)/);
+});
+
+Deno.test("verdictLines fails a launch p99 at 16 connections above 50 ms", () => {
+  assert.match(
+    lineOf(verdictLines({ ...PASSING, launch16P99Ms: 103 }), "launch p99@16"),
+    /^FAIL .*103 ms/,
+  );
+});
+
+Deno.test("verdictLines takes the callback's delivery off the launch's server CPU", () => {
+  const lines = verdictLines({ ...PASSING, launchServerMs: 0.81, eventServerMs: 0.26 });
+  assert.match(lineOf(lines, "server CPU per launch"), /^FAIL .*0\.55 ms/);
+  assert.match(lineOf(lines, "per delivered callback event"), /^FAIL .*0\.26 ms/);
+});
+
+Deno.test("verdictLines fails the list page on its p99 even at the rate target", () => {
+  assert.match(
+    lineOf(verdictLines({ ...PASSING, getPageP99Ms: 400 }), "list page of 50"),
+    /^FAIL .*p99 400 ms/,
+  );
+});
+
+Deno.test("verdictLines fails a drain that lost or doubled events, whatever its rate", () => {
+  const l = lineOf(
+    verdictLines({ ...PASSING, drain: { eventsPerSecond: 9000, count: 100_000, exact: false } }),
+    "callback drain",
+  );
+  assert.match(l, /^FAIL .*LOST OR DOUBLED/);
+});
+
+Deno.test("verdictLines says n/a for a drain of fewer events than the target names", () => {
+  const l = lineOf(
+    verdictLines({ ...PASSING, drain: { eventsPerSecond: 2500, count: 10_000, exact: true } }),
+    "callback drain",
+  );
+  assert.match(l, /^n\/a .*10000 events each once/);
+});
+
+Deno.test("verdictLines says n/a, not ok, for every figure the run did not measure", () => {
+  const lines = verdictLines({});
+  assert.equal(lines.length, 16);
+  for (const l of lines) assert.match(l, /^n\/a .*not measured$/);
+});
+
+Deno.test("verdictLines fails observability losing more than 10 % or over its memory cap", () => {
+  const lines = verdictLines({ ...PASSING, launchObservedRps: 850, rssObservedMb: 180 });
+  assert.match(lineOf(lines, "observability on: launch"), /^FAIL .*0\.85 ×/);
+  assert.match(lineOf(lines, "observability on: GET"), /^ok /);
+  assert.match(lineOf(lines, "RSS with observability on"), /^FAIL .*180 MB/);
+});
+
+Deno.test("verdictLines fails an all-cores mode slower than one process", () => {
+  assert.match(
+    lineOf(
+      verdictLines({ ...PASSING, launchAllCoresRps: 477, launch64Rps: 667 }),
+      "all-cores launch",
+    ),
+    /^FAIL .*0\.72 ×/,
+  );
+});
+
+Deno.test("verdictLines shows the database limit's best run beside the 64-connection one", () => {
+  const l = lineOf(
+    verdictLines({ ...PASSING, databaseLimitBest: { tps: 1250, connections: 10 } }),
+    "database limit",
+  );
+  assert.match(l, /^ok .*0\.83 × \(1000\/s vs 1200\/s\); 0\.80 × its best run \(1250\/s at 10 /);
+});

@@ -1,0 +1,152 @@
+/**
+ * The bench's table rows, notes and verdict from what the cases measured (tools/bench/main.ts
+ * runs them): ratios to the baselines, CPU per request, peak memory, the issue-37 verdict.
+ */
+import type { DrainResult } from "./drain.ts";
+import { cpuCosts, cpuNotes, pgCpuCosts, pgCpuNotes } from "./load.ts";
+import type { PgbenchResult } from "./system.ts";
+import { ratioText } from "./system.ts";
+import { type Figures, verdictLines } from "./verdict.ts";
+import { type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
+
+type Pgbench = PgbenchResult & { aborted: number };
+
+/** Everything one run measured. */
+export interface Measured {
+  hello: WrkResult;
+  tpcb: Pgbench;
+  selectOnly: Pgbench;
+  /** Single process: launch 16, launch 64, token, GET one, GET page. */
+  single: WrkResult[];
+  drained: DrainResult;
+  clicks: TableRow[];
+  /** All cores: launch, GET one. */
+  multi: WrkResult[];
+  /** Observability on: launch, GET one; and that process's peak RSS and exports. */
+  observed: WrkResult[];
+  rssObserved: number;
+  observedCheck: { exports: number; metrics: boolean };
+  /** Three processes behind PgBouncer: launch, GET one. */
+  scaled: WrkResult[];
+  /** launch_apply by pgbench at 16 and 64 connections. */
+  databaseLimit: Pgbench[];
+  rssSingle: number;
+  rssParallel: number;
+  rssScaled: number;
+  roundTrips: number;
+  countedLaunches: number;
+}
+
+/** The table rows, the notes under it and the verdict lines. */
+export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdict: string[] } {
+  const tps = m.tpcb.tps;
+  const [l16, l64, tok, getOne, getPage] = m.single;
+  // The database limit at the same connection count, and the best of its runs.
+  const limitOf = (conns: number) => m.databaseLimit.find((r) => r.clients === conns);
+  const best = m.databaseLimit.reduce<Pgbench | undefined>(
+    (b, r) => !b || r.tps > b.tps ? r : b,
+    undefined,
+  );
+  const launchNote = (r: WrkResult) => {
+    const same = limitOf(r.connections);
+    return [
+      ratioText(r.requestsPerSecond, tps, "TPC-B"),
+      ...(same ? [ratioText(r.requestsPerSecond, same.tps, "database limit")] : []),
+      ...(best ? [ratioText(r.requestsPerSecond, best.tps, `its best (${best.clients})`)] : []),
+    ].join("; ");
+  };
+  const pgRow = (r: Pgbench, note: string): TableRow => ({
+    name: r.name,
+    connections: r.clients,
+    rate: r.tps,
+    errors: r.aborted,
+    note: `${note}avg latency ${r.latencyAvgMs.toFixed(1)} ms`,
+  });
+  const drained = m.drained;
+  const exact = drained.received === drained.count && drained.distinct === drained.count &&
+    drained.undelivered === 0;
+  const rows: TableRow[] = [
+    wrkRow(m.hello, "baseline A"),
+    pgRow(m.tpcb, "baseline B; "),
+    pgRow(m.selectOnly, ""),
+    ...m.databaseLimit.map((r) => pgRow(r, "launch's database work alone; ")),
+    wrkRow(l16, launchNote(l16)),
+    wrkRow(l64, launchNote(l64)),
+    wrkRow(tok, ratioText(tok.requestsPerSecond, tps, "TPC-B")),
+    wrkRow(getOne, ratioText(getOne.requestsPerSecond, m.selectOnly.tps, "select-only")),
+    wrkRow(getPage, ratioText(getPage.requestsPerSecond, tps, "TPC-B")),
+    wrkRow(m.multi[0], ratioText(m.multi[0].requestsPerSecond, l64.requestsPerSecond, "one")),
+    wrkRow(m.multi[1], ratioText(m.multi[1].requestsPerSecond, getOne.requestsPerSecond, "one")),
+    wrkRow(m.observed[0], ratioText(m.observed[0].requestsPerSecond, l64.requestsPerSecond, "off")),
+    wrkRow(
+      m.observed[1],
+      ratioText(m.observed[1].requestsPerSecond, getOne.requestsPerSecond, "off"),
+    ),
+    wrkRow(m.scaled[0], ratioText(m.scaled[0].requestsPerSecond, l64.requestsPerSecond, "one")),
+    wrkRow(m.scaled[1], ratioText(m.scaled[1].requestsPerSecond, getOne.requestsPerSecond, "one")),
+    { name: "peak RSS, single process", note: `${m.rssSingle.toFixed(0)} MB` },
+    { name: "peak RSS, observability on", note: `${m.rssObserved.toFixed(0)} MB` },
+    { name: "peak RSS, all cores", note: `${m.rssParallel.toFixed(0)} MB` },
+    { name: "peak RSS, 3 processes behind PgBouncer", note: `${m.rssScaled.toFixed(0)} MB` },
+    {
+      name: `callback drain, ${drained.count} queued events`,
+      rate: drained.eventsPerSecond,
+      note:
+        `${ratioText(drained.eventsPerSecond, tps, "TPC-B")}; ${
+          drained.seconds.toFixed(1)
+        } s; received ${drained.received}, distinct ${drained.distinct}, undelivered ` +
+        `${drained.undelivered} ${exact ? "✔" : "✘"} (none lost or doubled)`,
+    },
+    ...m.clicks,
+    {
+      name: "database round trips per launch",
+      note: `${m.roundTrips.toFixed(2)} (driver count over ${m.countedLaunches} launches)`,
+    },
+  ];
+  const notes: string[] = [];
+  for (const r of [m.tpcb, m.selectOnly, ...m.databaseLimit]) {
+    notes.push(`${r.name} (${r.clients} connections): ${pgCpuNotes.get(r)}.`);
+  }
+  for (const r of [...m.single, ...m.observed]) {
+    const note = cpuNotes.get(r);
+    if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
+  }
+  notes.push(
+    `Observability on: ${m.observedCheck.exports} OTLP exports received, GET /metrics ` +
+      `${m.observedCheck.metrics ? "answered" : "FAILED"}.`,
+  );
+  const perEvent = drained.cpu;
+  if (perEvent) {
+    notes.push(
+      `callback drain: CPU per delivered event: server ${perEvent.serverMs.toFixed(2)} ms, ` +
+        `PostgreSQL ${
+          perEvent.postgresMs.toFixed(2)
+        } ms (a launch's figures include its one event).`,
+    );
+  }
+  const l64Cpu = cpuCosts.get(l64);
+  const figures: Figures = {
+    launch16P99Ms: l16.p99Ms,
+    launch64Rps: l64.requestsPerSecond,
+    databaseLimit64Tps: limitOf(64)?.tps,
+    databaseLimitBest: best && { tps: best.tps, connections: best.clients },
+    tpcbTps: tps,
+    selectOnlyTps: m.selectOnly.tps,
+    tpcbPostgresMs: pgCpuCosts.get(m.tpcb),
+    launchPostgresMs: l64Cpu?.postgresMs,
+    launchServerMs: l64Cpu?.serverMs,
+    eventServerMs: perEvent?.serverMs,
+    getOneRps: getOne.requestsPerSecond,
+    getPageRps: getPage.requestsPerSecond,
+    getPageP99Ms: getPage.p99Ms,
+    tokenRps: tok.requestsPerSecond,
+    drain: { eventsPerSecond: drained.eventsPerSecond, count: drained.count, exact },
+    launchAllCoresRps: m.multi[0].requestsPerSecond,
+    getAllCoresRps: m.multi[1].requestsPerSecond,
+    launchObservedRps: m.observed[0].requestsPerSecond,
+    getObservedRps: m.observed[1].requestsPerSecond,
+    rssObservedMb: m.rssObserved,
+    rssMb: m.rssSingle,
+  };
+  return { rows, notes, verdict: verdictLines(figures) };
+}

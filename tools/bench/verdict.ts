@@ -1,0 +1,152 @@
+/**
+ * The verdict of a bench run against issue 37's targets: one line per target, `ok`, `FAIL`, or
+ * `n/a` when the run did not measure what the target needs (a figure missing, or the drain run
+ * with fewer events than the target names, as --quick does).
+ */
+
+/** The figures the targets read; any may be missing (not measured in this run). */
+export interface Figures {
+  /** Launch p99 at 16 connections (ms) and launches per second at 64, single process. */
+  launch16P99Ms?: number;
+  launch64Rps?: number;
+  /** launch_apply per second called by pgbench at 64 connections (the database limit). */
+  databaseLimit64Tps?: number;
+  /** The database limit's best run (any connection count), shown beside the 64 one. */
+  databaseLimitBest?: { tps: number; connections: number };
+  tpcbTps?: number;
+  selectOnlyTps?: number;
+  /** PostgreSQL CPU per TPC-B transaction and per launch (64 connections), ms. */
+  tpcbPostgresMs?: number;
+  launchPostgresMs?: number;
+  /** Server CPU per launch (64 connections) and per delivered callback event, ms. */
+  launchServerMs?: number;
+  eventServerMs?: number;
+  getOneRps?: number;
+  getPageRps?: number;
+  getPageP99Ms?: number;
+  tokenRps?: number;
+  drain?: { eventsPerSecond: number; count: number; exact: boolean };
+  launchAllCoresRps?: number;
+  getAllCoresRps?: number;
+  launchObservedRps?: number;
+  getObservedRps?: number;
+  /** Peak RSS of the single process with observability on, and off, MB. */
+  rssObservedMb?: number;
+  rssMb?: number;
+}
+
+/** Events the callback drain target is stated for. */
+export const DRAIN_TARGET_EVENTS = 100_000;
+
+type Mark = "ok" | "FAIL" | "n/a";
+
+function line(mark: Mark, target: string, figures: string): string {
+  return `${mark.padEnd(4)} ${target}: ${figures}`;
+}
+
+function defined(...values: (number | undefined)[]): boolean {
+  return values.every((v) => v !== undefined && Number.isFinite(v));
+}
+
+/** `value / base ≥ min` as a verdict line (value and base shown). */
+function ratioAtLeast(
+  target: string,
+  value: number | undefined,
+  base: number | undefined,
+  min: number,
+  unit = "/s",
+): string {
+  if (!defined(value, base)) return line("n/a", target, "not measured");
+  const r = value! / base!;
+  return line(
+    r >= min ? "ok" : "FAIL",
+    target,
+    `${r.toFixed(2)} × (${value!.toFixed(0)}${unit} vs ${base!.toFixed(0)}${unit})`,
+  );
+}
+
+/** `value ≤ max` as a verdict line. */
+function atMost(target: string, value: number | undefined, max: number, unit: string): string {
+  if (!defined(value)) return line("n/a", target, "not measured");
+  const digits = max < 1 ? 2 : 0;
+  return line(value! <= max ? "ok" : "FAIL", target, `${value!.toFixed(digits)} ${unit}`);
+}
+
+/** One line per issue-37 target. */
+export function verdictLines(f: Figures): string[] {
+  const lines = [
+    ratioAtLeast("launch@64 ≥ 0.8 × database limit", f.launch64Rps, f.databaseLimit64Tps, 0.8) +
+    (f.databaseLimitBest && defined(f.launch64Rps)
+      ? `; ${(f.launch64Rps! / f.databaseLimitBest.tps).toFixed(2)} × its best run (${
+        f.databaseLimitBest.tps.toFixed(0)
+      }/s at ${f.databaseLimitBest.connections} connections)`
+      : ""),
+    ratioAtLeast("launch@64 ≥ 0.75 × TPC-B", f.launch64Rps, f.tpcbTps, 0.75),
+    atMost("launch p99@16 ≤ 50 ms", f.launch16P99Ms, 50, "ms"),
+  ];
+  if (defined(f.launchPostgresMs, f.tpcbPostgresMs)) {
+    const r = f.launchPostgresMs! / f.tpcbPostgresMs!;
+    lines.push(line(
+      r <= 1.3 ? "ok" : "FAIL",
+      "PostgreSQL CPU per launch ≤ 1.3 × TPC-B's per transaction",
+      `${r.toFixed(2)} × (${f.launchPostgresMs!.toFixed(2)} ms vs ${
+        f.tpcbPostgresMs!.toFixed(2)
+      } ms)`,
+    ));
+  } else {
+    lines.push(line("n/a", "PostgreSQL CPU per launch ≤ 1.3 × TPC-B's", "not measured"));
+  }
+  // The launch's own server CPU: its figure less the delivery of its one callback event.
+  const own = defined(f.launchServerMs, f.eventServerMs)
+    ? f.launchServerMs! - f.eventServerMs!
+    : undefined;
+  lines.push(
+    own === undefined ? line("n/a", "server CPU per launch ≤ 0.30 ms (own)", "not measured") : line(
+      own <= 0.3 ? "ok" : "FAIL",
+      "server CPU per launch ≤ 0.30 ms (own)",
+      `${own.toFixed(2)} ms (${f.launchServerMs!.toFixed(2)} ms less ${
+        f.eventServerMs!.toFixed(2)
+      } ms for its callback event)`,
+    ),
+    atMost("server CPU per delivered callback event ≤ 0.15 ms", f.eventServerMs, 0.15, "ms"),
+    ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6),
+  );
+  if (defined(f.getPageRps, f.tpcbTps, f.getPageP99Ms)) {
+    const r = f.getPageRps! / f.tpcbTps!;
+    lines.push(line(
+      r >= 0.92 && f.getPageP99Ms! <= 333 ? "ok" : "FAIL",
+      "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms",
+      `${r.toFixed(2)} × (${f.getPageRps!.toFixed(0)}/s vs ${f.tpcbTps!.toFixed(0)}/s), p99 ${
+        f.getPageP99Ms!.toFixed(0)
+      } ms`,
+    ));
+  } else {
+    lines.push(line("n/a", "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms", "not measured"));
+  }
+  lines.push(ratioAtLeast("token issuance ≥ 3 × TPC-B", f.tokenRps, f.tpcbTps, 3));
+  const drainTarget = `callback drain ≥ 2 × TPC-B events/s, ${DRAIN_TARGET_EVENTS} none lost ` +
+    "or doubled";
+  if (!f.drain || !defined(f.tpcbTps)) {
+    lines.push(line("n/a", drainTarget, "not measured"));
+  } else {
+    const r = f.drain.eventsPerSecond / f.tpcbTps!;
+    const figures = `${r.toFixed(2)} × (${f.drain.eventsPerSecond.toFixed(0)} events/s vs ${
+      f.tpcbTps!.toFixed(0)
+    }/s), ${f.drain.count} events ${f.drain.exact ? "each once" : "LOST OR DOUBLED"}`;
+    const mark: Mark = !f.drain.exact || r < 2
+      ? "FAIL"
+      : f.drain.count < DRAIN_TARGET_EVENTS
+      ? "n/a"
+      : "ok";
+    lines.push(line(mark, drainTarget, figures));
+  }
+  lines.push(
+    ratioAtLeast("all-cores launch ≥ one process", f.launchAllCoresRps, f.launch64Rps, 1),
+    ratioAtLeast("all-cores GET ≥ one process", f.getAllCoresRps, f.getOneRps, 1),
+    ratioAtLeast("observability on: launch loses ≤ 10 %", f.launchObservedRps, f.launch64Rps, 0.9),
+    ratioAtLeast("observability on: GET loses ≤ 10 %", f.getObservedRps, f.getOneRps, 0.9),
+    atMost("peak RSS with observability on ≤ 170 MB", f.rssObservedMb, 170, "MB"),
+    atMost("peak RSS with observability off ≤ 150 MB", f.rssMb, 150, "MB"),
+  );
+  return lines;
+}
