@@ -92,7 +92,11 @@ export function tryPayload(f: TryForm, customFields: string[]): Record<string, u
     if (value || !OPTIONAL.has(field)) set(payload, path, value);
   }
   set(payload, `${PARAMS}assign`, f.assign === "on");
-  const values = (f.pathsSearchValues ?? "").split(/[\n,]/).map((v) => v.trim()).filter(Boolean);
+  // A full-text search is one text; the other types list values, comma-separated.
+  const text = (f.pathsSearchValues ?? "").trim();
+  const values = f.pathsSearchType === "full_text"
+    ? [text].filter(Boolean)
+    : text.split(/[\n,]/).map((v) => v.trim()).filter(Boolean);
   if (values.length || f.pathsRemote === "on" || f.pathsAll === "on") {
     const paths: Record<string, unknown> = {};
     if (values.length) paths.search = [{ search_type: f.pathsSearchType, search_values: values }];

@@ -85,7 +85,11 @@ function TryFields(props: { f: TryForm; errors: TryErrors; customFields: string[
           errors={errors}
           options={SEARCH_TYPES.map((v) => [v, v])}
         />
-        {text("pathsSearchValues", "Search values", "comma-separated; blank: no search")}
+        {text(
+          "pathsSearchValues",
+          "Search values",
+          "full_text: one text; other types: comma-separated; blank: no search",
+        )}
         <Check name="pathsRemote" label="Remote paths" checked={f.pathsRemote === "on"} />
         {errors.pathsRemote ? <p class="field-error">{errors.pathsRemote}</p> : null}
         <Check name="pathsAll" label="All paths" checked={f.pathsAll === "on"} />

@@ -31,7 +31,7 @@
       const button = event.submitter;
       const openIn = form.elements.namedItem("openIn");
       if (button && button.value === "launch" && openIn && openIn.value === "tab") {
-        window.open("about:blank", "try-launch-tab");
+        globalThis.open("about:blank", "try-launch-tab");
       }
     });
   }
