@@ -91,6 +91,8 @@ export interface Config {
   metricsPort: number | null;
   /** Address the metrics listener binds (loopback by default). */
   metricsHost: string;
+  /** The mock CRM's port (`deno task demo`): a first start lets the demo app be framed there. */
+  demoPort: number;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -241,6 +243,7 @@ const envSchema = z.object({
     }),
   ),
   METRICS_HOST: z.string().trim().optional().transform((v) => v || "127.0.0.1"),
+  DEMO_PORT: intText(8001, 1, 65535),
 });
 
 function isOrigin(value: string): boolean {
@@ -355,5 +358,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
+    demoPort: e.DEMO_PORT,
   };
 }

@@ -8,7 +8,13 @@ import { listCustomFields } from "../../db/queries/settings.ts";
 import type { LaunchApp } from "../../db/queries/launch.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
-import { FIELD_RULES, FLAVORS, freshnessFields, SEARCH_TYPES } from "../launch/contract.ts";
+import {
+  ALGORITHM,
+  FIELD_RULES,
+  FLAVORS,
+  freshnessFields,
+  SEARCH_TYPES,
+} from "../launch/contract.ts";
 import { checkFreshness } from "../launch/freshness.ts";
 import { type LaunchPlan, planLaunch } from "../launch/flow.ts";
 import { type LaunchWarning, parseLaunchPayload } from "../launch/payload.ts";
@@ -86,7 +92,7 @@ function set(target: Record<string, unknown>, path: string, value: unknown): voi
 
 /** The payload the form describes, without `issuedAt` and `nonce` (added when it is signed). */
 export function tryPayload(f: TryForm, customFields: string[]): Record<string, unknown> {
-  const payload: Record<string, unknown> = { algorithm: "HMACSHA256" };
+  const payload: Record<string, unknown> = { algorithm: ALGORITHM };
   for (const [field, path] of Object.entries(PATHS)) {
     const value = (f[field] ?? "").trim();
     if (value || !OPTIONAL.has(field)) set(payload, path, value);
@@ -183,7 +189,8 @@ async function launchAppOf(deps: Deps, appName: string): Promise<LaunchApp> {
   const app = await deps.apps.get(appName);
   if (!app) throw new AppError(404, "app_not_found", `Unknown application: ${appName}`);
   if (!app.enabled) {
-    throw new AppError(409, "app_disabled", `${app.appName} is disabled: enable it to launch`);
+    // What the launch would answer (404 app_not_found), said plainly on the admin's page.
+    throw new AppError(409, "app_not_found", `${app.appName} is disabled: enable it to launch`);
   }
   return app;
 }
@@ -197,7 +204,7 @@ export async function signTry(
 ): Promise<SignedTry & { app: LaunchApp }> {
   const app = await launchAppOf(deps, appName);
   const key = (await signingKeys(deps, app)).find((k) => k.which === "current");
-  if (!key) throw new AppError(409, "no_signing_key", `${app.appName} has no signing key`);
+  if (!key) throw new Error(`${app.appName} has no signing key`);
   const fresh = freshnessFields();
   const payloadText = JSON.stringify({ ...tryPayload(f, customFields), ...fresh });
   return {
