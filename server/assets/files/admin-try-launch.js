@@ -10,7 +10,8 @@
     const refresh = function () {
       const body = new URLSearchParams(new FormData(form));
       body.set("action", "preview");
-      fetch(form.action, {
+      // getAttribute: the buttons named "action" shadow form.action.
+      fetch(form.getAttribute("action"), {
         method: "POST",
         headers: { Accept: "application/json" },
         body: body,
