@@ -94,6 +94,8 @@ export interface Config {
   metricsHost: string;
   /** Remote support: invitations, ICE servers (server/remote/remote_config.ts). */
   remote: RemoteConfig;
+  /** The mock CRM's port (`deno task demo`): a first start lets the demo app be framed there. */
+  demoPort: number;
 }
 
 /** Raised when the environment holds an invalid value; the message names every bad variable. */
@@ -245,6 +247,7 @@ const envSchema = z.object({
     }),
   ),
   METRICS_HOST: z.string().trim().optional().transform((v) => v || "127.0.0.1"),
+  DEMO_PORT: intText(8001, 1, 65535),
 });
 
 function isOrigin(value: string): boolean {
@@ -361,5 +364,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     remote,
+    demoPort: e.DEMO_PORT,
   };
 }

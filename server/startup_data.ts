@@ -23,6 +23,15 @@ export interface DemoCredentials {
   callbackSecret: string;
   /** Whether the demo app calls the mock CRM back (CALLBACK_ALLOW_PRIVATE_NETWORKS). */
   callbacks: boolean;
+  /** The mock CRM's page (`deno task demo` on DEMO_PORT), where the demo app may be framed. */
+  demoUrl: string;
+  /** The demo app's Try launch page in the admin screens. */
+  tryLaunchUrl: string;
+}
+
+/** The origins of the mock CRM on `port`: the demo app's allowed frame ancestors. */
+export function demoOrigins(port: number): string[] {
+  return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
 }
 
 /** Creates or updates the administrator of ADMIN_EMAIL/ADMIN_PASSWORD. */
@@ -81,11 +90,12 @@ export async function createDemoData(deps: Deps): Promise<DemoCredentials | null
     appName: "demo",
     name: "Demo CRM",
     authType: "signed_request",
-    frameAncestors: ["http://localhost:8001", "http://127.0.0.1:8001"],
+    // The mock CRM (`deno task demo`) on DEMO_PORT frames it and receives its callbacks (when
+    // the operator allows localhost).
+    frameAncestors: demoOrigins(deps.config.demoPort),
     clientScopes: [...SCOPES],
-    // The mock CRM (`deno task demo`) receives callbacks, when the operator allows localhost.
     ...(deps.config.callbackAllowPrivateNetworks
-      ? { callbackUrl: "http://localhost:8001/callbacks" }
+      ? { callbackUrl: `${demoOrigins(deps.config.demoPort)[0]}/callbacks` }
       : {}),
   });
   const printers = await addCategory(deps, { name: "Printers" });
@@ -146,5 +156,7 @@ export async function createDemoData(deps: Deps): Promise<DemoCredentials | null
     clientSecret: app.clientSecret,
     callbackSecret: app.callbackSecret!,
     callbacks: app.callbackUrl !== null,
+    demoUrl: `${demoOrigins(deps.config.demoPort)[0]}/`,
+    tryLaunchUrl: `${deps.config.publicUrl}/admin/apps/${app.appName}/try-launch`,
   };
 }

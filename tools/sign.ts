@@ -1,14 +1,19 @@
 /**
- * `deno task sign [--key <api key>] [--post <launch url>] [--exact] [payload.json]`: prints the
- * signed_request of a payload JSON file (or stdin). The key comes from --key or PORTAL_API_KEY.
- * A fresh `issuedAt` and a random `nonce` are added at the top level (replay protection) unless
- * the payload has either, or --exact signs the text exactly as given. With --post, it submits the
- * form (Accept: application/json) and prints the response.
+ * `deno task sign [--key <api key>] [--post <launch url> | --open <launch url>] [--exact]
+ * [payload.json]`: prints the signed_request of a payload JSON file (or stdin). The key comes
+ * from --key or PORTAL_API_KEY. A fresh `issuedAt` and a random `nonce` are added at the top
+ * level (replay protection) unless the payload has either, or --exact signs the text exactly as
+ * given. With --post, it submits the form (Accept: application/json) and prints the response.
+ * With --open, it writes a local HTML page whose form posts it to the launch URL by itself (open
+ * it in a browser: the portal opens as from a host page) and prints the page's path.
  */
 import { signPayload } from "../server/launch/signed_request.ts";
 import { freshnessFields, SIGNED_REQUEST_FIELD } from "../server/launch/contract.ts";
 
-const VALUED = new Set(["--key", "--post"]);
+const VALUED = new Set(["--key", "--post", "--open"]);
+const USAGE =
+  "usage: deno task sign [--key <api key>] [--post <launch url> | --open <launch url>] " +
+  "[--exact] [payload.json]";
 
 function arg(name: string): string | undefined {
   const i = Deno.args.indexOf(name);
@@ -17,12 +22,12 @@ function arg(name: string): string | undefined {
 
 const key = arg("--key") ?? Deno.env.get("PORTAL_API_KEY");
 const postUrl = arg("--post");
+const openUrl = arg("--open");
 const exact = Deno.args.includes("--exact");
 const file = Deno.args.filter((a, i) => !a.startsWith("--") && !VALUED.has(Deno.args[i - 1]))[0];
 if (!key) {
   console.error(
-    "usage: deno task sign [--key <api key>] [--post <launch url>] [--exact] [payload.json]\n" +
-      "The API key comes from --key or the PORTAL_API_KEY environment variable.",
+    `${USAGE}\nThe API key comes from --key or the PORTAL_API_KEY environment variable.`,
   );
   Deno.exit(2);
 }
@@ -42,7 +47,35 @@ const signed = await signPayload(
   fresh && isObject(payload) ? JSON.stringify({ ...payload, ...freshnessFields() }) : text.trim(),
   key,
 );
-if (!postUrl) {
+/** Text for an HTML attribute value. */
+function attr(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
+}
+
+/** A page whose form posts `value` to `url` as soon as it loads (a button without scripts). */
+function launchPage(url: string, value: string): string {
+  return `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>Launching the portal</title>
+<form id="launch" method="post" action="${attr(url)}">
+  <input type="hidden" name="${SIGNED_REQUEST_FIELD}" value="${attr(value)}">
+  <p>Signed for one launch, valid for a few minutes. <button type="submit">Launch</button></p>
+</form>
+<script>document.getElementById("launch").submit();</script>
+</html>
+`;
+}
+
+if (openUrl) {
+  if (!/^https?:\/\//.test(openUrl)) {
+    console.error(`--open needs the launch URL (http:// or https://), got ${openUrl}\n${USAGE}`);
+    Deno.exit(2);
+  }
+  const path = await Deno.makeTempFile({ prefix: "portal-launch-", suffix: ".html" });
+  await Deno.writeTextFile(path, launchPage(openUrl, signed));
+  console.log(path);
+} else if (!postUrl) {
   console.log(signed);
 } else {
   const res = await fetch(postUrl, {

@@ -88,3 +88,22 @@ export async function launchById(
   `;
   return row ?? null;
 }
+
+/**
+ * The newest launch record of app `appId` whose payload carries `nonce` (within the last day),
+ * or null: how the admin's Try launch finds the record of the launch it signed.
+ */
+export async function launchIdByNonce(
+  sql: Sql,
+  appId: number,
+  nonce: string,
+): Promise<number | null> {
+  const [row] = await sql<{ id: number }[]>`
+    select id from launches
+    where app_id = ${appId} and created_at > now() - interval '1 day'
+      and payload ->> 'nonce' = ${nonce}
+    order by id desc
+    limit 1
+  `;
+  return row ? Number(row.id) : null;
+}

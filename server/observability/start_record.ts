@@ -31,9 +31,11 @@ function demoCommands(f: StartFacts, demo: DemoCredentials) {
     tokenRequest: `curl -s -X POST ${f.publicUrl}/api/v1/oauth2/token -u ` +
       `'${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials`,
     mockCrm: `PORTAL_API_KEY=${demo.apiKey} PORTAL_CALLBACK_SECRET=${demo.callbackSecret} ` +
-      `PORTAL_URL=${f.publicUrl}${f.portalPrefix} deno task demo`,
+      `PORTAL_URL=${f.publicUrl}${f.portalPrefix}${
+        demo.demoUrl.endsWith(":8001/") ? "" : ` DEMO_PORT=${new URL(demo.demoUrl).port}`
+      } deno task demo`,
     callbacks: demo.callbacks
-      ? "the demo app calls the mock CRM back at http://localhost:8001/callbacks"
+      ? `the demo app calls the mock CRM back at ${demo.demoUrl}callbacks`
       : "off for the demo (localhost is a private address); to see them, start the first " +
         "time with CALLBACK_ALLOW_PRIVATE_NETWORKS=true",
   };
@@ -98,10 +100,11 @@ export function startBanner(f: StartFacts): string {
       `  admin login:   ${demo.adminEmail} / ${demo.adminPassword}`,
       `  demo app:      ${demo.appName}   API key: ${demo.apiKey}`,
       `  launch URL:    ${demo.launchUrl}`,
+      `  try a launch:  ${demo.tryLaunchUrl} (signed in as the admin)`,
       `  API client:    client_id=${demo.clientId}  client_secret=${demo.clientSecret}`,
       "  get a token:",
       `    ${commands.tokenRequest}`,
-      "  mock CRM with <portal-launcher> (another terminal), then open http://localhost:8001/:",
+      `  mock CRM with <portal-launcher> (another terminal), then open ${demo.demoUrl}:`,
       `    ${commands.mockCrm}`,
       `  callbacks: ${commands.callbacks}`,
     );

@@ -178,6 +178,7 @@ export async function startWalk(): Promise<Walk> {
       "/admin/apps/crm",
       "/admin/apps/crm/edit",
       "/admin/apps/crm/deliveries",
+      "/admin/apps/crm/try-launch",
       "/admin/users",
       "/admin/teams",
       "/admin/organizations",
@@ -190,6 +191,13 @@ export async function startWalk(): Promise<Walk> {
       "/admin/inspector",
     ]
   ) add(`admin ${screen}`, "admin", go(screen));
+  add("admin try launch dry run", "admin", async (page) => {
+    await page.goto(`${base}/admin/apps/crm/try-launch`);
+    await Promise.all([
+      page.waitForSelector("[data-testid=dry-run]"),
+      page.click("button[value=dry_run]"),
+    ]);
+  });
   add("admin launch detail", "admin", async (page) => {
     const [{ id }] = await svc.db.sql`select max(id)::int as id from launches`;
     await page.goto(`${base}/admin/launches/${id ?? launchId}`);

@@ -3,13 +3,24 @@
  *   PORTAL_API_KEY  the demo app's API key (printed by the service's first start; required)
  *   PORTAL_URL      the portal, with its prefix (default http://localhost:8000/portal)
  *   PORTAL_APP      the App Name (default demo)
- *   DEMO_PORT       the CRM's port (default 8001; the demo app allows it as a frame ancestor)
+ *   DEMO_PORT       the CRM's port (default 8001; give the service's first start the same value:
+ *                   the demo app allows http://localhost:<port> as a frame ancestor)
+ *   DEMO_HOST       the address it listens on (default 127.0.0.1: it signs launches for whoever
+ *                   calls it, so keep it off the network)
  *   PORTAL_CALLBACK_SECRET  the demo app's callback secret (whsec_...), to verify callbacks
  *                   received at /callbacks (printed by the service's first start)
  */
 import { demoApp } from "./app.ts";
+import { demoSettings } from "./settings.ts";
 
-const apiKey = Deno.env.get("PORTAL_API_KEY");
+let settings;
+try {
+  settings = demoSettings(Deno.env.toObject());
+} catch (err) {
+  console.error((err as Error).message);
+  Deno.exit(2);
+}
+const { apiKey, port, hostname, portalUrl } = settings;
 if (!apiKey) {
   console.error(
     "PORTAL_API_KEY is required: the demo app's API key, printed by `deno task start` on its " +
@@ -18,18 +29,15 @@ if (!apiKey) {
   );
   Deno.exit(1);
 }
-const portalUrl = (Deno.env.get("PORTAL_URL") ?? "http://localhost:8000/portal").replace(
-  /\/+$/,
-  "",
-);
-const port = Number(Deno.env.get("DEMO_PORT") ?? "8001");
 Deno.serve(
-  { port, hostname: "0.0.0.0", onListen() {} },
+  { port, hostname, onListen() {} },
   demoApp({
     portalUrl,
-    appName: Deno.env.get("PORTAL_APP") ?? "demo",
+    appName: settings.appName,
     apiKey,
-    callbackSecret: Deno.env.get("PORTAL_CALLBACK_SECRET") || undefined,
+    callbackSecret: settings.callbackSecret,
   }),
 );
-console.log(`Mock CRM on http://localhost:${port}/ launching ${portalUrl}`);
+console.log(
+  `Mock CRM on http://localhost:${port}/ (listening on ${hostname}) launching ${portalUrl}`,
+);

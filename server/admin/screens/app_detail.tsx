@@ -109,6 +109,7 @@ export function AppDetail(
       </div>
       <div class="row">
         <a class="button" href={`/admin/apps/${app.appName}/edit`}>Edit</a>
+        <a class="button" href={`/admin/apps/${app.appName}/try-launch`}>Try launch</a>
         <form method="post" action={`/admin/apps/${app.appName}/enabled`} class="inline">
           <Csrf ctx={props.ctx} />
           <input type="hidden" name="enabled" value={app.enabled ? "off" : "on"} />

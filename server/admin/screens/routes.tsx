@@ -1,10 +1,10 @@
 /**
  * The administrators' screens under /admin: sign-in, then apps, organizations, field settings,
- * custom fields, guided paths, users, teams, the launch log and the signed-request inspector, each
- * group a sub-app of its own file. Server-rendered forms that work without JavaScript; every POST
- * carries the session's CSRF token. Access fails closed: the guard below runs before every route
- * and refuses a request without an administrator's login unless server/http/public_routes.ts lists
- * it.
+ * custom fields, guided paths, users, teams, the launch log, the signed-request inspector and Try
+ * launch, each group a sub-app of its own file. Server-rendered forms that work without
+ * JavaScript; every POST carries the session's CSRF token. Access fails closed: the guard below
+ * runs before every route and refuses a request without an administrator's login unless
+ * server/http/public_routes.ts lists it.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteLogin } from "../../../db/queries/logins.ts";
@@ -35,6 +35,7 @@ import { organizationsScreens } from "./organizations_screens.tsx";
 import { adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { currentAdmin } from "./session.ts";
 import { teamsScreens } from "./teams_screens.tsx";
+import { tryLaunchScreens } from "./try_launch_screens.tsx";
 import { usersScreens } from "./users_screens.tsx";
 
 export type { ScreenEnv } from "./form_helpers.ts";
@@ -103,7 +104,10 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   app.use("*", async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");
-    c.header("Content-Security-Policy", "frame-ancestors 'none'");
+    // A screen that states its whole policy (Try launch: its form and frame) keeps it.
+    if (!c.res.headers.get("Content-Security-Policy")?.includes("default-src")) {
+      c.header("Content-Security-Policy", "frame-ancestors 'none'");
+    }
   });
   // Before every route: everything not on the public list needs an administrator.
   app.use("*", adminAccess(deps));
@@ -197,6 +201,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   // The list and form first: /apps/new is not an app's page.
   app.route("/", appsScreens(deps));
   app.route("/", appDetailScreens(deps));
+  app.route("/", tryLaunchScreens(deps));
   app.route("/", deliveriesScreens(deps));
   app.route("/", organizationsScreens(deps));
   app.route("/", fieldSettingsScreens(deps));
