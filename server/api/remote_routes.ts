@@ -10,7 +10,7 @@ import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { sessionJsonById } from "../../db/queries/sessions.ts";
-import { remotesOfSession, type RemoteRow } from "../../db/queries/remote.ts";
+import { type RemoteRow, remotesOfSession } from "../../db/queries/remote.ts";
 import { invite } from "../remote/invitations.ts";
 import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
 import { IdParam } from "./schemas.ts";

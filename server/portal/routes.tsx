@@ -176,7 +176,12 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
         launchId: view.launchId,
       });
       return c.redirect(
-        portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, invited ? { done: "invited" } : {}),
+        portalUrl(
+          prefix,
+          `/sessions/${id}/remote`,
+          view.launchId,
+          invited ? { done: "invited" } : {},
+        ),
         303,
       );
     }
@@ -312,7 +317,10 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       name: [session.customer.firstName, session.customer.lastName].filter(Boolean).join(" "),
       language: pageContext(c, agent, view).language,
     });
-    return c.redirect(portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, { mailed: "1" }), 303);
+    return c.redirect(
+      portalUrl(prefix, `/sessions/${id}/remote`, view.launchId, { mailed: "1" }),
+      303,
+    );
   });
 
   app.get(`${SESSION_PATH}/remote`, async (c) => {

@@ -12,9 +12,9 @@ import {
   insertInvitation,
   recordConsent,
   recordEnd,
+  recordSharing,
   type RemoteEnder,
   type RemoteRow,
-  recordSharing,
 } from "../../db/queries/remote.ts";
 import { insertSessionEvent, type SessionEventKind } from "../../db/queries/portal.ts";
 import { enqueueMail } from "../../db/queries/mail_outbox.ts";
@@ -93,7 +93,12 @@ async function record(
 export async function createInvitation(
   deps: Deps,
   w: Write,
-  r: { sessionId: number; agentId: number | null; via: "portal" | "launch" | "api"; launchId: number | null },
+  r: {
+    sessionId: number;
+    agentId: number | null;
+    via: "portal" | "launch" | "api";
+    launchId: number | null;
+  },
 ): Promise<Invitation> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const token = encodeBase64Url(randomBytes(32));
@@ -126,7 +131,12 @@ export async function createInvitation(
 /** Creates an invitation in its own transaction. */
 export function invite(
   deps: Deps,
-  r: { sessionId: number; agentId: number | null; via: "portal" | "launch" | "api"; launchId: number | null },
+  r: {
+    sessionId: number;
+    agentId: number | null;
+    via: "portal" | "launch" | "api";
+    launchId: number | null;
+  },
 ): Promise<Invitation> {
   return inTransaction(deps, (w) => createInvitation(deps, w, r));
 }
@@ -139,13 +149,20 @@ export async function mailInvitation(
 ): Promise<void> {
   const { joinUrl, code } = await openInvitation(deps, row);
   await inTransaction(deps, async (w) => {
-    await enqueueMail(w.tx, inviteMail(to, { joinUrl, code, agent: row.agentName, expiresAt: row.expiresAt }));
+    await enqueueMail(
+      w.tx,
+      inviteMail(to, { joinUrl, code, agent: row.agentName, expiresAt: row.expiresAt }),
+    );
   });
   deps.mail?.wake();
 }
 
 /** The customer's device joins (first device only): false when another device holds it. */
-export async function joinAsDevice(deps: Deps, row: RemoteRow, deviceHash: string): Promise<boolean> {
+export async function joinAsDevice(
+  deps: Deps,
+  row: RemoteRow,
+  deviceHash: string,
+): Promise<boolean> {
   return await inTransaction(deps, async (w) => {
     const claimed = await claimForDevice(w.tx, row.id, deviceHash);
     if (claimed.joinedNow) await record(w, row, "remote_joined", null, { remoteId: row.id });

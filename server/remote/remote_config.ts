@@ -61,9 +61,7 @@ export const remoteEnvShape = {
     if (bad.length) {
       ctx.addIssue({
         code: "custom",
-        message: `expected comma-separated IP addresses such as 127.0.0.1 (not: ${
-          bad.join(", ")
-        })`,
+        message: `expected comma-separated IP addresses such as 127.0.0.1 (not: ${bad.join(", ")})`,
       });
       return z.NEVER;
     }

@@ -10,7 +10,8 @@ const INVITE = {
       "(it works until {expires} UTC), read what will be shared and choose whether to share:",
     code: "Or open {entry} and type the code {code}.",
     button: "Open screen sharing",
-    ignore: "Nothing is shared until you agree on that page. If you did not expect this, ignore it.",
+    ignore:
+      "Nothing is shared until you agree on that page. If you did not expect this, ignore it.",
   },
   fr: {
     subject: "{agent} vous demande de partager votre écran",
@@ -62,8 +63,17 @@ export function inviteMail(
   return {
     recipient: to.email,
     subject: fill(t.subject, vars),
-    text: [fill(t.hello, vars), "", fill(t.body, vars), i.joinUrl, "", fill(t.code, vars), "",
-      t.ignore, ""].join("\n"),
+    text: [
+      fill(t.hello, vars),
+      "",
+      fill(t.body, vars),
+      i.joinUrl,
+      "",
+      fill(t.code, vars),
+      "",
+      t.ignore,
+      "",
+    ].join("\n"),
     html: html(lang, [
       `<p>${escape(fill(t.hello, vars))}</p>`,
       `<p>${escape(fill(t.body, vars))}</p>`,

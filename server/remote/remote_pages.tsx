@@ -41,7 +41,14 @@ function scriptWords(t: RT, agent: string): Record<string, string> {
 }
 
 function Shell(
-  props: { language: string; title: string; prefix: string; script?: string; config?: unknown; children: Child },
+  props: {
+    language: string;
+    title: string;
+    prefix: string;
+    script?: string;
+    config?: unknown;
+    children: Child;
+  },
 ): string {
   const page = (
     <html lang={props.language}>
@@ -111,8 +118,7 @@ export function customerPage(p: {
           <p>{t("what", who)}</p>
           <p>
             <label class="check">
-              <input type="checkbox" id="consent" data-testid="consent" />{" "}
-              {t("consent", who)}
+              <input type="checkbox" id="consent" data-testid="consent" /> {t("consent", who)}
             </label>
           </p>
           <p>
@@ -244,7 +250,9 @@ export function AgentRemotePanel(props: {
                 <button type="button" id="copy-link" class="secondary">{t("copy")}</button>
               </dd>
               <dt>{t("code")}</dt>
-              <dd><strong data-testid="remote-code">{code}</strong></dd>
+              <dd>
+                <strong data-testid="remote-code">{code}</strong>
+              </dd>
               <dt>{t("expires")}</dt>
               <dd>
                 <time datetime={r.expiresAt.toISOString()}>

@@ -78,7 +78,8 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
     const agent = c.get("agent");
     const row = await remoteById(deps.sql, rid);
     if (
-      !row || !(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId: row.sessionId }))
+      !row ||
+      !(await agentReachesSession(deps.sql, { agentId: agent.userId, sessionId: row.sessionId }))
     ) {
       throw new AppError(404, "remote_not_found", `Remote session ${rid} not found`);
     }
@@ -179,7 +180,7 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
       if (!device || !(await joinAsDevice(deps, row, device))) {
         throw new AppError(409, "remote_already_joined", "This link is open on another device");
       }
-      c.set("remote" as never, row as never);
+      c.set("remote" as never, ((await remoteById(deps.sql, row.id)) ?? row) as never);
       await next();
     },
     upgradeWebSocket(async (c) => {
@@ -223,7 +224,10 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
         : null;
       // A wrong code and an expired one answer the same; the try stays counted.
       if (!row) {
-        return c.html(codePage({ language: lang, prefix, error: t("codeWrong"), code: typed }), 400);
+        return c.html(
+          codePage({ language: lang, prefix, error: t("codeWrong"), code: typed }),
+          400,
+        );
       }
       await signInSucceeded(deps.sql, reserved);
       const { token } = await openInvitation(deps, row);

@@ -98,6 +98,15 @@ export function signalingEvents(
   const remoteId = s.remote.id;
   let sub: Subscription | null = null;
   let closed = false;
+  let closing = false;
+  let chain: Promise<void> = Promise.resolve();
+
+  /** Says why (an `error` message: a client may not see the close code) and closes. */
+  const refuseAndClose = (ws: WSContext, code: number, name: string, message: string) => {
+    closing = true;
+    ws.send(refusal(name, message));
+    ws.close(code, name);
+  };
 
   const publishStatus = async () => {
     const now = await remoteById(deps.sql, remoteId);
@@ -111,16 +120,19 @@ export function signalingEvents(
 
   async function handle(ws: WSContext, data: unknown): Promise<void> {
     if (typeof data !== "string") {
-      ws.close(1003, "text messages only");
-      return;
+      return refuseAndClose(ws, 1003, "invalid_message", "text messages only");
     }
+    if (closing) return;
     if (new TextEncoder().encode(data).length > MAX_MESSAGE_BYTES) {
-      ws.close(1009, `messages are at most ${MAX_MESSAGE_BYTES} bytes`);
-      return;
+      return refuseAndClose(ws, 1009, "message_too_large", `at most ${MAX_MESSAGE_BYTES} bytes`);
     }
     if (!bucket.take()) {
-      ws.close(1008, "too many messages");
-      return;
+      return refuseAndClose(
+        ws,
+        1008,
+        "rate_limited",
+        `at most ${RATE_BURST} messages at once, ${RATE_PER_SECOND} per second`,
+      );
     }
     let json: unknown;
     try {
@@ -193,7 +205,8 @@ export function signalingEvents(
       });
     },
     onMessage(evt, ws) {
-      handle(ws, evt.data).catch((err) => {
+      // One message at a time per socket: its messages are stored (and relayed) in sent order.
+      chain = chain.then(() => handle(ws, evt.data)).catch((err) => {
         log.warn("remote signaling: a message failed", {
           remoteId,
           side: s.side,

@@ -75,71 +75,80 @@ Deno.test({
         await (await customerBrowser.newContext({ viewport: { width: 1280, height: 720 } }))
           .newPage();
 
-      await t.step("host candidates: screen, colours, frames, chat, pointer, agent ends", async () => {
-        const agent = await agentPage();
-        const customer = await customerPage();
-        const { sessionId, joinUrl } = await landAgentInRemoteView(agent, svc.base, app);
-        await customer.goto(joinUrl);
-        await paintPanel(customer);
-        await customerShares(customer);
-        const size = await agentSeesScreen(agent);
-        const shared = await customer.evaluate(() => {
-          const v = document.getElementById("preview") as HTMLVideoElement;
-          return { width: v.videoWidth, height: v.videoHeight };
-        });
-        assert.deepEqual(size, shared, "the agent's video is the customer's size");
-        const before = await framesDecoded(agent);
-        await agent.waitForTimeout(2_000);
-        assert.ok((await framesDecoded(agent)) > before + 10, "frames keep being decoded");
-        const pixel = await agentPixel(agent, 60, 60);
-        for (let i = 0; i < 3; i++) {
-          assert.ok(Math.abs(pixel[i] - PANEL[i]) < 40, `pixel ${pixel} is the panel ${PANEL}`);
-        }
-        // Host candidates; only 127.0.0.1 ones crossed the relay (REMOTE_ICE_ADDRESSES), so the
-        // agent talks to the customer's loopback address (its own socket may be any interface's;
-        // Chromium hides the address of a peer-reflexive candidate).
-        const [local, remote] = await selectedCandidateTypes(agent);
-        assert.match(local, /^host /);
-        assert.match(remote, /^(host 127\.0\.0\.1|prflx (127\.0\.0\.1)?)$/);
-        // Chat both ways, over the data channel.
-        await agent.waitForSelector("#chat-send:not([disabled])");
-        await agent.fill("#chat-input", "Hello from the agent");
-        await agent.click("#chat-send");
-        await customer.waitForSelector("[data-testid=chat-log] li:has-text('Hello from the agent')");
-        await customer.fill("#chat-input", "Hi, I see the pointer?");
-        await customer.click("#chat-send");
-        await agent.waitForSelector("[data-testid=chat-log] li:has-text('I see the pointer')");
-        // The pointer: a click in the middle of the agent's picture.
-        const box = (await agent.locator("[data-testid=screen]").boundingBox())!;
-        await agent.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-        await customer.waitForSelector("[data-testid=pointer]:not([hidden])");
-        const x = Number(await customer.getAttribute("[data-testid=pointer]", "data-x"));
-        assert.ok(Math.abs(x - 0.5) < 0.05, `pointer x ${x}`);
-        // Reloading the agent's page reconnects (the customer's page negotiates afresh).
-        await agent.reload();
-        assert.deepEqual(await agentSeesScreen(agent), shared, "the screen is back after a reload");
-        // The agent ends: both sides end, the duration is recorded.
-        await agent.click("[data-testid=end]");
-        await customer.waitForSelector("body[data-rtc=ended]");
-        await agent.waitForSelector("body[data-rtc=ended]");
-        const [row] = await remotes(svc, sessionId, admin);
-        assert.equal(row.status, "ended");
-        assert.equal(row.endedBy, "agent");
-        assert.ok(row.durationSeconds >= 2 && row.sharingSeconds >= 2, JSON.stringify(row));
-        assert.ok(row.consentedAt && row.firstSharedAt);
-        const kinds = (await svc.db.sql`select kind from session_events
+      await t.step(
+        "host candidates: screen, colours, frames, chat, pointer, agent ends",
+        async () => {
+          const agent = await agentPage();
+          const customer = await customerPage();
+          const { sessionId, joinUrl } = await landAgentInRemoteView(agent, svc.base, app);
+          await customer.goto(joinUrl);
+          await paintPanel(customer);
+          await customerShares(customer);
+          const size = await agentSeesScreen(agent);
+          const shared = await customer.evaluate(() => {
+            const v = document.getElementById("preview") as HTMLVideoElement;
+            return { width: v.videoWidth, height: v.videoHeight };
+          });
+          assert.deepEqual(size, shared, "the agent's video is the customer's size");
+          const before = await framesDecoded(agent);
+          await agent.waitForTimeout(2_000);
+          assert.ok((await framesDecoded(agent)) > before + 10, "frames keep being decoded");
+          const pixel = await agentPixel(agent, 60, 60);
+          for (let i = 0; i < 3; i++) {
+            assert.ok(Math.abs(pixel[i] - PANEL[i]) < 40, `pixel ${pixel} is the panel ${PANEL}`);
+          }
+          // Host candidates; only 127.0.0.1 ones crossed the relay (REMOTE_ICE_ADDRESSES), so the
+          // agent talks to the customer's loopback address (its own socket may be any interface's;
+          // Chromium hides the address of a peer-reflexive candidate).
+          const [local, remote] = await selectedCandidateTypes(agent);
+          assert.match(local, /^host /);
+          assert.match(remote, /^(host 127\.0\.0\.1|prflx (127\.0\.0\.1)?)$/);
+          // Chat both ways, over the data channel.
+          await agent.waitForSelector("#chat-send:not([disabled])");
+          await agent.fill("#chat-input", "Hello from the agent");
+          await agent.click("#chat-send");
+          await customer.waitForSelector(
+            "[data-testid=chat-log] li:has-text('Hello from the agent')",
+          );
+          await customer.fill("#chat-input", "Hi, I see the pointer?");
+          await customer.click("#chat-send");
+          await agent.waitForSelector("[data-testid=chat-log] li:has-text('I see the pointer')");
+          // The pointer: a click in the middle of the agent's picture.
+          const box = (await agent.locator("[data-testid=screen]").boundingBox())!;
+          await agent.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+          await customer.waitForSelector("[data-testid=pointer]:not([hidden])");
+          const x = Number(await customer.getAttribute("[data-testid=pointer]", "data-x"));
+          assert.ok(Math.abs(x - 0.5) < 0.05, `pointer x ${x}`);
+          // Reloading the agent's page reconnects (the customer's page negotiates afresh).
+          await agent.reload();
+          assert.deepEqual(
+            await agentSeesScreen(agent),
+            shared,
+            "the screen is back after a reload",
+          );
+          // The agent ends: both sides end, the duration is recorded.
+          await agent.click("[data-testid=end]");
+          await customer.waitForSelector("body[data-rtc=ended]");
+          await agent.waitForSelector("body[data-rtc=ended]");
+          const [row] = await remotes(svc, sessionId, admin);
+          assert.equal(row.status, "ended");
+          assert.equal(row.endedBy, "agent");
+          assert.ok(row.durationSeconds >= 2 && row.sharingSeconds >= 2, JSON.stringify(row));
+          assert.ok(row.consentedAt && row.firstSharedAt);
+          const kinds = (await svc.db.sql`select kind from session_events
           where session_id = ${sessionId} order by id`).map((r) => r.kind);
-        assert.deepEqual(kinds, [
-          "remote_requested",
-          "remote_invited",
-          "remote_joined",
-          "remote_consented",
-          "remote_sharing_started",
-          "remote_ended",
-        ]);
-        await agent.context().close();
-        await customer.context().close();
-      });
+          assert.deepEqual(kinds, [
+            "remote_requested",
+            "remote_invited",
+            "remote_joined",
+            "remote_consented",
+            "remote_sharing_started",
+            "remote_ended",
+          ]);
+          await agent.context().close();
+          await customer.context().close();
+        },
+      );
 
       await t.step("consent not given shares nothing; the customer ends", async () => {
         const agent = await agentPage();
@@ -213,7 +222,9 @@ Deno.test({
             REMOTE_RELAY_ONLY: "true",
             REMOTE_ICE_ADDRESSES: "127.0.0.1",
           });
-        for (const [secret, works] of [[turn.secret, true], ["not-the-secret-0123", false]] as const) {
+        for (
+          const [secret, works] of [[turn.secret, true], ["not-the-secret-0123", false]] as const
+        ) {
           const relay = await relayed(secret);
           try {
             const relayApp: TestApp = await createTestApp(relay, await relay.adminToken(), "crm");

@@ -68,7 +68,9 @@ export async function startCoturn(): Promise<Coturn> {
   pump(child.stdout);
   pump(child.stderr);
   const deadline = Date.now() + 15_000;
-  while (!/Total (UDP|General) servers|IPv4\. UDP listener opened on\s*:\s*127\.0\.0\.1:/.test(text)) {
+  while (
+    !/Total (UDP|General) servers|IPv4\. UDP listener opened on\s*:\s*127\.0\.0\.1:/.test(text)
+  ) {
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`coturn did not start within 15 s:\n${text}`);
