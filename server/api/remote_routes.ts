@@ -8,9 +8,10 @@ import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
+import { publicOrigin } from "../http/public_origin.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { sessionJsonById } from "../../db/queries/sessions.ts";
-import { type RemoteRow, remotesOfSession } from "../../db/queries/remote.ts";
+import { remoteById, type RemoteRow, remotesOfSession } from "../../db/queries/remote.ts";
 import { invite } from "../remote/invitations.ts";
 import { errorResponses, jsonResponse, security, validationHook } from "./openapi_shared.ts";
 import { IdParam } from "./schemas.ts";
@@ -18,6 +19,11 @@ import { appScope, inAppScope } from "./app_scope.ts";
 
 const tags = ["Remote support"];
 const notFound = "No such session in the caller's app (`session_not_found`)";
+
+const RemotePathParams = IdParam.extend({
+  remoteId: z.string().regex(/^[1-9][0-9]{0,14}$/, "expected a numeric id").transform(Number)
+    .openapi({ param: { name: "remoteId", in: "path" }, example: "7", type: "string" }),
+});
 
 const STATUSES = ["invited", "joined", "sharing", "ended", "expired"] as const;
 
@@ -104,7 +110,7 @@ export function remoteApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       middleware: [write] as const,
       request: { params: IdParam },
       responses: {
-        201: jsonResponse(InvitationSchema, "The invitation"),
+        201: jsonResponse(InvitationSchema, "The invitation", ["Location"]),
         ...errorResponses("sessions:write", { input: true, notFound }),
       },
     }),
@@ -118,6 +124,10 @@ export function remoteApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
         launchId: null,
       });
       c.header("Cache-Control", "no-store");
+      c.header(
+        "Location",
+        `${publicOrigin(deps.config)}/api/v1/sessions/${id}/remote/${invitation.id}`,
+      );
       return c.json(invitation, 201);
     },
   );
@@ -146,6 +156,37 @@ export function remoteApiRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const rows = await remotesOfSession(deps.sql, id);
       c.header("Cache-Control", "no-store");
       return c.json({ items: rows.map(view) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/remote/{remoteId}",
+      tags,
+      operationId: "getRemoteSession",
+      summary: "Read one remote session of a session",
+      security: security("sessions:read"),
+      middleware: [read] as const,
+      request: { params: RemotePathParams },
+      responses: {
+        200: jsonResponse(RemoteSessionSchema, "The remote session"),
+        ...errorResponses("sessions:read", {
+          input: true,
+          notFound: "No such session in the caller's app (`session_not_found`), or no such " +
+            "remote session of it (`remote_not_found`)",
+        }),
+      },
+    }),
+    async (c) => {
+      const { id, remoteId } = c.req.valid("param");
+      await scoped(c, id);
+      const row = await remoteById(deps.sql, remoteId);
+      if (!row || row.sessionId !== id) {
+        throw new AppError(404, "remote_not_found", `Remote session ${remoteId} not found`);
+      }
+      c.header("Cache-Control", "no-store");
+      return c.json(view(row), 200);
     },
   );
 

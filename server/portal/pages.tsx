@@ -230,6 +230,7 @@ export function remotePage(
     children: (
       <Chrome ctx={ctx}>
         <h1>{ctx.t("session")} {String(sessionId)}</h1>
+        <LaunchNotice d={ctx} />
         <AgentRemotePanel
           language={ctx.language}
           remote={remote}

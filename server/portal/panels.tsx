@@ -343,7 +343,7 @@ export function Notice(props: { text: string | null }) {
  * What the launch that opened this session ignored or repaired that the agent should know
  * (view.ts agentNotices): a notice the agent dismisses (a dialog's own form: no script).
  */
-export function LaunchNotice(props: { d: ScreenData }) {
+export function LaunchNotice(props: { d: Pick<ScreenData, "view" | "t"> }) {
   const notices = props.d.view.notices ?? [];
   if (!notices.length) return null;
   const { t } = props.d;

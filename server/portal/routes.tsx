@@ -37,8 +37,8 @@ import {
   sessionsPage,
 } from "./pages.tsx";
 import { requestRemoteConnection } from "./remote.ts";
-import { remoteById, remotesOfSession } from "../../db/queries/remote.ts";
-import { mailInvitation, openInvitation } from "../remote/invitations.ts";
+import { remoteById } from "../../db/queries/remote.ts";
+import { mailInvitation, openRemoteOf } from "../remote/invitations.ts";
 import { remoteWords } from "../remote/remote_i18n.ts";
 import { completePath } from "../sessions/path_runs.ts";
 import {
@@ -328,18 +328,8 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
     const id = sessionIdOf(c);
     const view = await resolveView(deps, agent, id);
     c.header("Content-Security-Policy", frameAncestorsCsp(view.frameAncestors));
-    const [remotes, session] = await Promise.all([
-      remotesOfSession(deps.sql, id),
-      sessionById(deps.sql, id),
-    ]);
-    const open = remotes.find((r) => ["invited", "joined", "sharing"].includes(r.status));
-    const remote = open
-      ? {
-        ...open,
-        ...(await openInvitation(deps, open)),
-        customerEmail: session?.customer?.email ?? null,
-      }
-      : null;
+    const session = await sessionById(deps.sql, id);
+    const remote = await openRemoteOf(deps, id, session?.customer?.email ?? null);
     const ctx = pageContext(c, agent, view);
     const notice = c.req.query("mailed") && session?.customer?.email
       ? remoteWords(ctx.language)("mailed", { email: session.customer.email })

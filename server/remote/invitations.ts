@@ -75,6 +75,14 @@ export async function openInvitation(
   return { joinUrl: joinUrl(deps, token), code, token };
 }
 
+/** The session's remote session still open (invited, joined, sharing) for the agent's view. */
+export async function openRemoteOf(deps: Deps, sessionId: number, customerEmail: string | null) {
+  const open = (await remotesOfSession(deps.sql, sessionId)).find((r) =>
+    ["invited", "joined", "sharing"].includes(r.status)
+  );
+  return open ? { ...open, ...(await openInvitation(deps, open)), customerEmail } : null;
+}
+
 /** Records `kind` on the session's events with the remote session's id and `detail`. */
 async function record(
   w: Write,

@@ -155,6 +155,22 @@ export const CASES: Record<string, Case> = {
     setup: (ctx) => ({ params: { id: String(ctx.launch.sessionId) } }),
     ok: 200,
   },
+  "POST /sessions/{id}/remote": {
+    setup: (ctx) => ({ params: { id: String(ctx.launch.sessionId) } }),
+    ok: 201,
+  },
+  "GET /sessions/{id}/remote": {
+    setup: (ctx) => ({ params: { id: String(ctx.launch.sessionId) } }),
+    ok: 200,
+  },
+  "GET /sessions/{id}/remote/{remoteId}": {
+    setup: async (ctx) => {
+      const id = ctx.launch.sessionId;
+      const res = await ctx.svc.api("POST", `/api/v1/sessions/${id}/remote`, ctx.tokens.full);
+      return { params: { id: String(id), remoteId: String((await res.json()).id) } };
+    },
+    ok: 200,
+  },
   "GET /customers/{id}": getCustomer,
   "GET /customers": listCustomers,
   "GET /agents/{id}": getAgent,

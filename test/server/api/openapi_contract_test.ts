@@ -70,6 +70,7 @@ function scopeOf(op: Json): string | null {
 /** Well-formed path parameter values that name nothing, and malformed ones, by name. */
 const UNKNOWN: Record<string, string> = {
   id: "999999999",
+  remoteId: "999999999",
   appName: "no-such-app",
   uid: "00000000-0000-4000-8000-000000000000",
   slug: "no-such-org",
@@ -77,6 +78,7 @@ const UNKNOWN: Record<string, string> = {
 };
 const MALFORMED: Record<string, string> = {
   id: "abc",
+  remoteId: "abc",
   appName: "bad name!",
   uid: "not-a-uuid",
   slug: "x".repeat(64),
@@ -125,11 +127,16 @@ function genericProbes(op: Json, good: Request): Probe[] {
       throw new Error(`give UNKNOWN and MALFORMED a value for the path parameter ${p.name}`);
     }
     probes.push(
-      { ...base, what: `an unknown ${p.name}`, params: { [p.name]: UNKNOWN[p.name] }, expect: 404 },
+      {
+        ...base,
+        what: `an unknown ${p.name}`,
+        params: { ...base.params, [p.name]: UNKNOWN[p.name] },
+        expect: 404,
+      },
       {
         ...base,
         what: `a malformed ${p.name}`,
-        params: { [p.name]: MALFORMED[p.name] },
+        params: { ...base.params, [p.name]: MALFORMED[p.name] },
         expect: 400,
       },
     );

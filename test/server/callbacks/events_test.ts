@@ -133,7 +133,7 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
   );
 
   Deno.test(
-    name("the portal emits closed, reopened, assigned, path.completed, remote.requested"),
+    name("the portal emits closed, reopened, assigned, path.completed, remote.*"),
     opts,
     withCrm(fixture, async (f, crm) => {
       const category = await (await f.svc.api("POST", "/api/v1/admin/path-categories", f.admin, {
@@ -192,7 +192,7 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       await f.svc.api("PATCH", `/api/v1/sessions/${sessionId}`, f.admin, { assigneeId: null })
         .then((r) => r.body?.cancel());
       await post("assign");
-      const got = await crm.waitFor(7);
+      const got = await crm.waitFor(8);
       const types = got.map((r) => (r.json as Json).type);
       assert.deepEqual(types, [
         "session.created",
@@ -200,6 +200,7 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
         "session.reopened",
         "path.completed",
         "remote.requested",
+        "remote.invited",
         "session.assigned",
         "session.assigned",
       ]);
@@ -207,7 +208,7 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       assert.equal(completed.data.pathUid, path.uid);
       assert.equal(completed.data.pathTitle, "Reset the router");
       assert.equal((got[1].json as Json).data.via, "portal");
-      assert.equal((got[6].json as Json).data.assignee.email, `${agent}@example.com`);
+      assert.equal((got[7].json as Json).data.assignee.email, `${agent}@example.com`);
       assert.ok(got.every((r) => r.verified));
       await waitUntil(async () => {
         const res = await f.svc.api("GET", `/api/v1/sessions/${sessionId}/events`, f.admin);

@@ -89,7 +89,7 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       const read = await (await f.svc.api("GET", `/api/v1/admin/apps/${app.appName}`, f.admin))
         .json();
       assert.equal(read.callbackSecret, `••••••••${app.callbackSecret.slice(-4)}`);
-      assert.deepEqual(read.callbackEvents.length, 7, "all types by default");
+      assert.deepEqual(read.callbackEvents.length, 10, "all types by default");
       assert.equal(read.callbackMethod, "POST");
       const rotated = await (await f.svc.api(
         "POST",
