@@ -15,6 +15,7 @@ import {
   recordSharing,
   type RemoteEnder,
   type RemoteRow,
+  remotesOfSession,
 } from "../../db/queries/remote.ts";
 import { insertSessionEvent, type SessionEventKind } from "../../db/queries/portal.ts";
 import { enqueueMail } from "../../db/queries/mail_outbox.ts";
