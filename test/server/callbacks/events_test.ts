@@ -213,8 +213,8 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       await waitUntil(async () => {
         const res = await f.svc.api("GET", `/api/v1/sessions/${sessionId}/events`, f.admin);
         const items = (await res.json()).items as Json[];
-        return items.length === 7 && items.every((i) => i.status === "delivered") && items;
-      }, "the session's REST view to list its 7 delivered events");
+        return items.length === 8 && items.every((i) => i.status === "delivered") && items;
+      }, "the session's REST view to list its 8 delivered events");
     }),
   );
 }
