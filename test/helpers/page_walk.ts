@@ -169,6 +169,14 @@ export async function startWalk(): Promise<Walk> {
     await launch(page, base, key, { target: "standard", paths: { remote: true } });
   });
   add("portal sessions list", "agent", go("/portal/sessions"));
+  add("screen sharing: code entry", "anonymous", go("/portal/r"));
+  add("screen sharing: customer's page", "anonymous", async (page) => {
+    const id = new URL(session.url).pathname.split("/")[3];
+    const token = await svc.adminToken();
+    const invite = await (await svc.api("POST", `/api/v1/sessions/${id}/remote`, token)).json();
+    await page.goto(invite.joinUrl);
+  });
+  add("screen sharing: unknown link", "anonymous", go(`/portal/r/${"A".repeat(43)}`));
 
   const [{ id: launchId }] = await svc.db.sql`select coalesce(max(id), 0)::int as id from launches`;
   for (
