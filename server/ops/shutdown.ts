@@ -60,6 +60,9 @@ export async function shutDown(
   // Deno's shutdown() fails a request whose body is still arriving: close once the requests in
   // flight now have answered.
   await Promise.race([service.drain.settled(), expired]);
+  // Open screen-sharing sockets would hold the listener open: they are told to go elsewhere.
+  const sockets = service.deps.remote.relay.closeSockets();
+  if (sockets) log.info("signaling sockets closed (1001)", { sockets });
   const finished = await Promise.race([server.shutdown().then(() => true), expired]);
   deadline.cancel();
   if (finished) log.info("listener closed, requests finished", { ms: elapsed() });

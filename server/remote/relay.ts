@@ -73,6 +73,7 @@ export class Subscription {
 /** The relay of one service: its subscriptions by remote session and its LISTEN. */
 export class SignalRelay {
   #rooms = new Map<number, Set<Subscription>>();
+  #sockets = new Set<{ close(code: number, reason: string): void }>();
   #unlisten: (() => Promise<void>) | null = null;
 
   /**
@@ -135,6 +136,27 @@ export class SignalRelay {
     });
     this.#wake(remoteId);
     return id;
+  }
+
+  /** Keeps an open signaling socket, to close at shutdown; returns its removal. */
+  register(socket: { close(code: number, reason: string): void }): () => void {
+    this.#sockets.add(socket);
+    return () => this.#sockets.delete(socket);
+  }
+
+  /**
+   * Closes every open signaling socket with 1001 (going away) so that the listener can close:
+   * the pages reconnect (to another instance behind a balancer) and read what they missed.
+   */
+  closeSockets(): number {
+    const n = this.#sockets.size;
+    for (const socket of this.#sockets) {
+      try {
+        socket.close(1001, "going away");
+      } catch { /* closed already */ }
+    }
+    this.#sockets.clear();
+    return n;
   }
 
   /** Subscriptions open in this process (metrics, tests). */

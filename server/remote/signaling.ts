@@ -100,6 +100,7 @@ export function signalingEvents(
   let closed = false;
   let closing = false;
   let chain: Promise<void> = Promise.resolve();
+  let unregister = () => {};
 
   /** Says why (an `error` message: a client may not see the close code) and closes. */
   const refuseAndClose = (ws: WSContext, code: number, name: string, message: string) => {
@@ -188,6 +189,7 @@ export function signalingEvents(
 
   return {
     onOpen(_evt, ws) {
+      unregister = relay.register(ws);
       ws.send(JSON.stringify({
         type: "welcome",
         side: s.side,
@@ -219,11 +221,13 @@ export function signalingEvents(
     },
     onClose() {
       closed = true;
+      unregister();
       sub?.close();
       relay.publish(remoteId, s.side, { type: "bye" }).catch(() => {});
     },
     onError() {
       closed = true;
+      unregister();
       sub?.close();
     },
   };
