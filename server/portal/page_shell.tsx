@@ -31,8 +31,6 @@ export interface ScreenData extends PageContext {
   session: SessionRow;
   settings: ScreenSettings;
   panel: PathsPanel;
-  /** Which part of the paths panel is open: the path list or the remote control view. */
-  mode: "list" | "remote";
   transferTargets: { id: number; firstName: string; lastName: string; email: string }[];
   notice: string | null;
   /** The session change the agent just made, for the host page (`?change=`). */

@@ -228,17 +228,6 @@ export function PathItem(props: { d: ScreenData; path: CatalogPath }) {
   );
 }
 
-export function RemoteView(props: { d: PageContext; requested: boolean }) {
-  const { t } = props.d;
-  return (
-    <section class="card" aria-labelledby="remote-h" data-testid="remote-view">
-      <h2 id="remote-h">{t("remoteTitle")}</h2>
-      {props.requested ? <p class="notice" role="status">{t("remoteRequested")}</p> : null}
-      <p>{t("remoteNote")}</p>
-    </section>
-  );
-}
-
 export function RemoteButton(props: { ctx: PageContext; sessionId: number }) {
   return (
     <form
@@ -255,7 +244,6 @@ export function RemoteButton(props: { ctx: PageContext; sessionId: number }) {
 export function PathsPanelView(props: { d: ScreenData }) {
   const { d } = props;
   const { t, panel, session: s } = d;
-  if (d.mode === "remote") return <RemoteView d={d} requested />;
   const action = portalUrl(d.prefix, `/sessions/${s.id}`, null);
   return (
     <section class="card" aria-labelledby="paths-h" data-testid="paths-panel">

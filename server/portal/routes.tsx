@@ -168,7 +168,6 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       }
     }
     // Rule 2: remote with no search entries lands straight in the remote view (screen sharing).
-    const mode: "list" | "remote" = "list";
     if (!explicit && panel.landing === "remote" && view.launchId) {
       const invited = await requestRemoteConnection(deps, {
         sessionId: id,
@@ -191,7 +190,6 @@ export function portalRoutes(deps: Deps): Hono<PortalEnv> {
       session,
       settings,
       panel,
-      mode,
       transferTargets: targets,
       notice: notice ? ctx.t(notice) : null,
       change,

@@ -198,10 +198,14 @@ Deno.test({
 
       await t.step("paths rule 2: remote with no search lands in the remote view", async () => {
         const id = await launch(page, paths([], { remote: true }));
-        await page.waitForSelector("[data-testid=remote-view]");
-        assert.match(await page.textContent("[data-testid=remote-view]") ?? "", /requested/);
+        await page.waitForSelector("[data-testid=remote-invite]");
+        assert.match(await page.textContent("[data-testid=remote-view]") ?? "", /invitation ready/);
         await page.reload();
-        assert.deepEqual(await events(id), ["remote_requested"], "recorded once per launch");
+        assert.deepEqual(
+          await events(id),
+          ["remote_requested", "remote_invited"],
+          "recorded once per launch",
+        );
       });
 
       await t.step("paths rules 3 and 5: Start Remote Connection with remote only", async () => {
@@ -215,8 +219,8 @@ Deno.test({
         }
         await page.click(`[data-testid=path-list] li:has-text("Paper jam") a`);
         await page.click("[data-testid=start-remote] button");
-        await page.waitForSelector("[data-testid=remote-view]");
-        assert.deepEqual(await events(id), ["remote_requested"]);
+        await page.waitForSelector("[data-testid=remote-invite]");
+        assert.deepEqual(await events(id), ["remote_requested", "remote_invited"]);
         await launch(page, paths([entry("category_uid", [printers])], { remote: false }));
         await page.click(`[data-testid=path-list] li:has-text("Paper jam") a`);
         assert.equal(await page.locator("[data-testid=start-remote]").count(), 0);
