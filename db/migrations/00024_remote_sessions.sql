@@ -28,7 +28,9 @@ create table remote_sessions (
   sharing_since timestamptz,
   sharing_seconds integer not null default 0,
   ended_at timestamptz,
-  ended_by text check (ended_by in ('agent', 'customer', 'api', 'expiry'))
+  ended_by text check (ended_by in ('agent', 'customer', 'api', 'expiry')),
+  -- The last signaling message's position (remote_signals.seq).
+  signal_seq bigint not null default 0
 );
 create index remote_sessions_session_idx on remote_sessions (session_id, id desc);
 -- A code names one invitation that can still be joined.
@@ -37,18 +39,22 @@ create unique index remote_sessions_code_idx on remote_sessions (code_hash)
 create index remote_sessions_open_idx on remote_sessions (expires_at)
   where status in ('invited', 'joined', 'sharing');
 
--- Signaling messages between the two sides of a remote session, in id order; a process that
--- holds one side's socket reads the other side's rows after NOTIFY remote_signal (the id only:
--- NOTIFY payloads are capped at 8,000 bytes and an offer with a camera is larger). Purged by
+-- Signaling messages between the two sides of a remote session, in `seq` order: a message takes
+-- the next seq of its remote session by updating remote_sessions.signal_seq in its own statement,
+-- which holds that row until it commits, so a session's messages commit in seq order and a reader
+-- that has seen seq n has seen every message before it. A process that holds one side's socket
+-- reads the other side's rows after NOTIFY remote_signal (the remote session's id only: NOTIFY
+-- payloads are capped at 8,000 bytes and an offer with a camera is larger). Purged by
 -- housekeeping.
 create table remote_signals (
   id bigint generated always as identity primary key,
   remote_id bigint not null references remote_sessions (id) on delete cascade,
+  seq bigint not null,
   sender text not null check (sender in ('agent', 'customer', 'service')),
   body text not null,
   created_at timestamptz not null default now()
 );
-create index remote_signals_remote_idx on remote_signals (remote_id, id);
+create unique index remote_signals_remote_seq_idx on remote_signals (remote_id, seq);
 create index remote_signals_created_idx on remote_signals (created_at);
 
 alter table session_events drop constraint session_events_kind_check;

@@ -193,53 +193,67 @@ export async function recordEnd(
   return row ?? null;
 }
 
-/** Stores one signaling message; answers its id. */
+/**
+ * Stores one signaling message at the next position (seq) of its remote session; answers the
+ * seq. The update of remote_sessions.signal_seq holds that row until this statement commits, so
+ * a session's messages commit in seq order (no reader sees seq n + 1 before n). With `notify`,
+ * `NOTIFY remote_signal, '<remote id>:<sender>:<origin>'` in the same statement.
+ */
 export async function insertSignal(
   sql: Sql | Tx,
-  v: { remoteId: number; sender: "agent" | "customer" | "service"; body: string; notify: boolean },
+  v: {
+    remoteId: number;
+    sender: "agent" | "customer" | "service";
+    body: string;
+    notify: string | null;
+  },
 ): Promise<number> {
-  const [row] = v.notify
-    ? await sql<{ id: number }[]>`
-      with s as (
-        insert into remote_signals (remote_id, sender, body)
-        values (${v.remoteId}, ${v.sender}, ${v.body}) returning id
-      )
-      select id, pg_notify('remote_signal', id::text || ':' || ${String(v.remoteId)}) from s
-    `
-    : await sql<{ id: number }[]>`
-      insert into remote_signals (remote_id, sender, body)
-      values (${v.remoteId}, ${v.sender}, ${v.body}) returning id
-    `;
-  return row.id;
+  const [row] = await sql<{ seq: number }[]>`
+    with n as (
+      update remote_sessions set signal_seq = signal_seq + 1 where id = ${v.remoteId}
+      returning signal_seq
+    ), i as (
+      insert into remote_signals (remote_id, seq, sender, body)
+      select ${v.remoteId}, n.signal_seq, ${v.sender}, ${v.body} from n
+      returning seq
+    )
+    select i.seq${
+    v.notify === null
+      ? sql``
+      : sql`, pg_notify('remote_signal', ${`${v.remoteId}:${v.sender}:${v.notify}`})`
+  } from i
+  `;
+  if (!row) throw new Error(`no remote session ${v.remoteId}`);
+  return Number(row.seq);
 }
 
-/** A stored signaling message. */
+/** A stored signaling message: its position in its remote session, sender and JSON body. */
 export interface SignalRow {
-  id: number;
+  seq: number;
   sender: "agent" | "customer" | "service";
   body: string;
 }
 
-/** The messages of a remote session after id `afterId` from anyone but `exceptSender`, in order. */
+/** The messages of a remote session after position `afterSeq` from anyone but `exceptSender`. */
 export async function signalsAfter(
   sql: Sql,
   remoteId: number,
-  afterId: number,
+  afterSeq: number,
   exceptSender: string,
 ): Promise<SignalRow[]> {
   return await sql<SignalRow[]>`
-    select id, sender, body from remote_signals
-    where remote_id = ${remoteId} and id > ${afterId} and sender <> ${exceptSender}
-    order by id limit 500
+    select seq, sender, body from remote_signals
+    where remote_id = ${remoteId} and seq > ${afterSeq} and sender <> ${exceptSender}
+    order by seq limit 500
   `;
 }
 
-/** The last message id of a remote session (0 when none). */
-export async function lastSignalId(sql: Sql, remoteId: number): Promise<number> {
-  const [row] = await sql<{ id: number | null }[]>`
-    select max(id) as id from remote_signals where remote_id = ${remoteId}
+/** The last message position of a remote session (0 when none). */
+export async function lastSignalSeq(sql: Sql, remoteId: number): Promise<number> {
+  const [row] = await sql<{ seq: number }[]>`
+    select signal_seq as seq from remote_sessions where id = ${remoteId}
   `;
-  return Number(row.id ?? 0);
+  return Number(row?.seq ?? 0);
 }
 
 /**

@@ -1,14 +1,16 @@
 /**
  * The signaling relay between the two sides of a remote session, wherever their sockets are.
- * Every message is a row of remote_signals (db/queries/remote.ts); a socket's subscription reads
- * the rows after the last one it delivered, from anyone but its own side, in id order. A publish
- * wakes this process's subscriptions of that remote session at once; on PostgreSQL it also sends
- * `NOTIFY remote_signal, '<id>:<remote id>'` in the same statement, and every process LISTENs
- * (on DATABASE_DIRECT_URL when set: a transaction-mode pooler cannot LISTEN) and wakes its own.
- * Since a wake re-reads from the last delivered id, a lost or duplicated notification, a
- * reconnect (a socket's `after`) or notifications out of order lose and double nothing. After the
- * LISTEN connection comes back, every subscription is woken (what was sent meanwhile is read).
- * Embedded mode has one process: the local wake is the whole relay.
+ * Every message is a row of remote_signals at the next position (`seq`) of its remote session,
+ * and a session's rows commit in seq order (db/queries/remote.ts insertSignal); a socket's
+ * subscription reads the rows after the last position it delivered, from anyone but its own
+ * side, in order. A publish wakes this process's subscriptions of the other sides at once; on
+ * PostgreSQL it also sends `NOTIFY remote_signal, '<remote id>:<sender>:<relay>'` in the same
+ * statement, and every process LISTENs (on DATABASE_DIRECT_URL when set: a transaction-mode
+ * pooler cannot LISTEN) and wakes its own (a relay ignores its own notifications: it woke them
+ * already). Since a wake re-reads from the last delivered position, a lost or duplicated
+ * notification, a reconnect (a socket's `after`) or notifications out of order lose and double
+ * nothing. After the LISTEN connection comes back, every subscription is woken. Embedded mode
+ * has one process: the local wake is the whole relay.
  */
 import type { Sql } from "../../db/mod.ts";
 import { insertSignal, type SignalRow, signalsAfter } from "../../db/queries/remote.ts";
@@ -20,7 +22,7 @@ export type Sender = "agent" | "customer" | "service";
 /** The channel of the relay's notifications. */
 export const RELAY_CHANNEL = "remote_signal";
 
-/** One socket's subscription: it gets the other sides' rows after `lastId`, in order. */
+/** One socket's subscription: it gets the other sides' rows after position `lastSeq`, in order. */
 export class Subscription {
   #running = false;
   #again = false;
@@ -30,7 +32,7 @@ export class Subscription {
     private relay: SignalRelay,
     readonly remoteId: number,
     readonly side: Sender,
-    public lastId: number,
+    public lastSeq: number,
     private deliver: (row: SignalRow) => void,
   ) {}
 
@@ -45,10 +47,10 @@ export class Subscription {
     try {
       do {
         this.#again = false;
-        const rows = await signalsAfter(this.relay.sql, this.remoteId, this.lastId, this.side);
+        const rows = await signalsAfter(this.relay.sql, this.remoteId, this.lastSeq, this.side);
         for (const row of rows) {
           if (this.#closed) return;
-          this.lastId = row.id;
+          this.lastSeq = Number(row.seq);
           this.deliver(row);
         }
         if (rows.length === 500) this.#again = true;
@@ -75,6 +77,8 @@ export class SignalRelay {
   #rooms = new Map<number, Set<Subscription>>();
   #sockets = new Set<{ close(code: number, reason: string): void }>();
   #unlisten: (() => Promise<void>) | null = null;
+  /** This relay's name in its notifications. */
+  readonly name = crypto.randomUUID().slice(0, 8);
 
   /**
    * `sql` stores and reads rows; `listenSql` (PostgreSQL: the direct handle) receives other
@@ -88,8 +92,9 @@ export class SignalRelay {
     const listening = await this.listenSql.listen(
       RELAY_CHANNEL,
       (payload) => {
-        const remoteId = Number(payload.split(":")[1]);
-        if (Number.isSafeInteger(remoteId)) this.#wake(remoteId);
+        const [id, sender, origin] = payload.split(":");
+        const remoteId = Number(id);
+        if (origin !== this.name && Number.isSafeInteger(remoteId)) this.#wake(remoteId, sender);
       },
       // Called again after the LISTEN connection came back: read what was sent meanwhile.
       () => this.#wakeAll(),
@@ -104,14 +109,14 @@ export class SignalRelay {
     this.#unlisten = null;
   }
 
-  /** Subscribes a socket of `side` to remote session `remoteId` after message `afterId`. */
+  /** Subscribes a socket of `side` to remote session `remoteId` after position `afterSeq`. */
   subscribe(
     remoteId: number,
     side: Sender,
-    afterId: number,
+    afterSeq: number,
     deliver: (row: SignalRow) => void,
   ): Subscription {
-    const s = new Subscription(this, remoteId, side, afterId, deliver);
+    const s = new Subscription(this, remoteId, side, afterSeq, deliver);
     const room = this.#rooms.get(remoteId) ?? new Set();
     room.add(s);
     this.#rooms.set(remoteId, room);
@@ -126,16 +131,16 @@ export class SignalRelay {
     if (room && room.size === 0) this.#rooms.delete(s.remoteId);
   }
 
-  /** Stores a message of `sender` for remote session `remoteId` and wakes its readers. */
+  /** Stores a message of `sender` for remote session `remoteId`, wakes its readers; its seq. */
   async publish(remoteId: number, sender: Sender, body: unknown): Promise<number> {
-    const id = await insertSignal(this.sql, {
+    const seq = await insertSignal(this.sql, {
       remoteId,
       sender,
       body: JSON.stringify(body),
-      notify: this.listenSql !== null,
+      notify: this.listenSql !== null ? this.name : null,
     });
-    this.#wake(remoteId);
-    return id;
+    this.#wake(remoteId, sender);
+    return seq;
   }
 
   /** Keeps an open signaling socket, to close at shutdown; returns its removal. */
@@ -166,8 +171,9 @@ export class SignalRelay {
     return n;
   }
 
-  #wake(remoteId: number): void {
-    for (const s of this.#rooms.get(remoteId) ?? []) void s.pull();
+  /** Wakes the subscriptions of `remoteId` (but those of `sender`'s side: nothing for them). */
+  #wake(remoteId: number, sender?: string): void {
+    for (const s of this.#rooms.get(remoteId) ?? []) if (s.side !== sender) void s.pull();
   }
 
   #wakeAll(): void {

@@ -13,7 +13,7 @@ import { currentAgent } from "../portal/auth.ts";
 import { agentReachesSession } from "../../db/queries/portal.ts";
 import {
   invitedByCodeHash,
-  lastSignalId,
+  lastSignalSeq,
   remoteById,
   remoteByTokenHash,
   type RemoteRow,
@@ -48,11 +48,11 @@ function sameOrigin(deps: Deps, c: Context): boolean {
     (!deps.config.trustProxy && !!host && origin === `${scheme}//${host}`);
 }
 
-/** The `after` of a reconnecting socket, else the remote session's last message id. */
+/** The `after` of a reconnecting socket, else the remote session's last message position. */
 async function startAfter(deps: Deps, c: Context, remoteId: number): Promise<number> {
   const after = c.req.query("after");
   if (after !== undefined && /^\d{1,15}$/.test(after)) return Number(after);
-  return await lastSignalId(deps.sql, remoteId);
+  return await lastSignalSeq(deps.sql, remoteId);
 }
 
 function deviceHash(c: Context): string | null {

@@ -9,7 +9,8 @@
  * Client → service: `hello` (I am here), `here` (answer to hello), `sdp` (offer: customer only;
  * answer: agent only), `candidate`, `consent` and `sharing` (customer only), `end`.
  * Service → client: `{type: "welcome", side, status, lastId}` once, then `{id, from, msg}` for
- * each relayed message (`from`: the other side, or `service` for `{type: "status", status,
+ * each relayed message (`id`: its position in the remote session, what a reconnect passes as
+ * `after`) (`from`: the other side, or `service` for `{type: "status", status,
  * endedBy?}`), and `{type: "error", code, message}` for a refused message.
  */
 import { z } from "zod";
@@ -198,7 +199,7 @@ export function signalingEvents(
       }));
       sub = relay.subscribe(remoteId, s.side, s.after, (row) => {
         if (closed) return;
-        ws.send(`{"id":${row.id},"from":"${row.sender}","msg":${row.body}}`);
+        ws.send(`{"id":${row.seq},"from":"${row.sender}","msg":${row.body}}`);
         if (row.sender === "service" && /"status":"(ended|expired)"/.test(row.body)) {
           closed = true;
           sub?.close();

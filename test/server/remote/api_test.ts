@@ -200,9 +200,9 @@ Deno.test({
     const { svc, app } = await remoteService(pglite);
     try {
       const agent = await landAgent(svc, app);
-      await svc.db.sql`insert into remote_signals (remote_id, sender, body, created_at)
-        values (${agent.remoteId}, 'agent', '{}', now() - interval '2 days'),
-          (${agent.remoteId}, 'agent', '{}', now())`;
+      await svc.db.sql`insert into remote_signals (remote_id, seq, sender, body, created_at)
+        values (${agent.remoteId}, 1, 'agent', '{}', now() - interval '2 days'),
+          (${agent.remoteId}, 2, 'agent', '{}', now())`;
       await svc.db.sql`update remote_sessions set expires_at = now() - interval '1 minute'`;
       await cleanUp(svc.db.sql, svc.deps.config);
       const [row] = await svc.db.sql`select status, ended_by from remote_sessions`;

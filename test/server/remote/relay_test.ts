@@ -1,8 +1,9 @@
 /**
  * The signaling relay across processes, without a browser or a socket: two relays on their own
  * connections to one PostgreSQL database (what two service processes hold). What one publishes
- * reaches the other's subscriber only through NOTIFY (ids) and the rows: in order, a 9 KB offer
- * whole (NOTIFY payloads are capped at 8,000 bytes), and a late subscriber catches up from `after`.
+ * reaches the other's subscriber only through NOTIFY and the rows: in order, a 9 KB offer whole
+ * (NOTIFY payloads are capped at 8,000 bytes), a late subscriber catches up from `after`, and
+ * concurrent writers lose and double nothing.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -41,13 +42,34 @@ Deno.test({
       assert.equal(got.length, 31);
       assert.deepEqual(JSON.parse(got[0].body), offer);
       assert.deepEqual(got.slice(1).map((r) => JSON.parse(r.body).i), [...Array(30).keys()]);
-      assert.ok(got.every((r, i) => i === 0 || Number(r.id) > Number(got[i - 1].id)));
+      assert.ok(got.every((r, i) => i === 0 || Number(r.seq) > Number(got[i - 1].seq)));
       sub.close();
       // A late subscriber from the middle reads the rest, in order.
       const late: SignalRow[] = [];
-      relayB.subscribe(remoteId, "agent", got[10].id, (row) => late.push(row));
+      relayB.subscribe(remoteId, "agent", Number(got[10].seq), (row) => late.push(row));
       while (late.length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(late.map((r) => r.id), got.slice(11).map((r) => r.id));
+      assert.deepEqual(late.map((r) => r.seq), got.slice(11).map((r) => r.seq));
+      // Concurrent writers (both sides and the service, on many connections): every message
+      // reaches the other side exactly once, none skipped by a later one committing first.
+      const all: SignalRow[] = [];
+      const watcher = relayB.subscribe(
+        remoteId,
+        "agent",
+        Number(late.at(-1)!.seq),
+        (row) => all.push(row),
+      );
+      await Promise.all([
+        ...[...Array(150).keys()].map((i) => relayA.publish(remoteId, "customer", { i })),
+        ...[...Array(50).keys()].map((i) => relayA.publish(remoteId, "service", { s: i })),
+        ...[...Array(50).keys()].map((i) => relayA.publish(remoteId, "agent", { a: i })),
+      ]);
+      const until = Date.now() + 10_000;
+      while (all.length < 200 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      watcher.close();
+      assert.equal(all.length, 200, "each of the other sides' messages once");
+      assert.equal(new Set(all.map((r) => r.seq)).size, 200);
+      assert.ok(all.every((r, i) => i === 0 || Number(r.seq) > Number(all[i - 1].seq)));
     } finally {
       await relayB.stop();
       await other.end();
