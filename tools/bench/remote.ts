@@ -5,7 +5,8 @@
  * Chromium processes on one service process (remote_frame.ts, 20 runs; --quick: 5), then the
  * signaling fan-out, 250 remote sessions with the agents' sockets on one service process and the
  * customers' on a second one (remote_fanout.ts, 20 s; --quick: 5 s). Prints its rows and verdict
- * lines; `deno task bench` puts them in its table.
+ * lines and writes tools/bench/results/<date>-remote.md (-remote-quick.md with --quick);
+ * `deno task bench` puts them in its table.
  */
 import postgres from "postgres";
 import { CLIENT, serviceEnv, startServer, TOKEN_BODY } from "./bench_service.ts";
@@ -80,8 +81,11 @@ export async function remoteBench(
         p50Ms: f.p50,
         note: `${runs} runs, two Chromium processes, host candidates on loopback; p95 ` +
           `${f.p95.toFixed(0)} ms ${f.p95 <= 2000 ? "✔" : "✘"} (target ≤ 2 s); min ` +
-          `${Math.min(...f.times).toFixed(0)}, max ${Math.max(...f.times).toFixed(0)} ms` +
-          (f.byResize ? `; ${f.byResize} seen by the video's resize first` : ""),
+          `${Math.min(...f.times).toFixed(0)}, max ${
+            Math.max(...f.times.filter(Number.isFinite)).toFixed(0)
+          } ms` +
+          (f.byResize ? `; ${f.byResize} seen by the video's resize first` : "") +
+          (f.failures.length ? `; ${f.failures.length} FAILED: ${f.failures.join("; ")}` : ""),
       });
     } catch (err) {
       rows.push(notMeasured(frameName, err));
@@ -135,12 +139,25 @@ if (import.meta.main) {
   const quick = Deno.args.includes("--quick");
   const root = new URL("../../", import.meta.url).pathname;
   const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
-  console.log(
-    `Screen-sharing benchmark (${
-      quick ? "quick" : "full"
-    }) on ${navigator.hardwareConcurrency} cores`,
-  );
+  const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ")[0];
+  const loadBefore = await load();
+  console.log(`Screen-sharing benchmark (${quick ? "quick" : "full"})`);
   const { rows, figures } = await remoteBench(root, databaseUrl, quick);
+  const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
+    .match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
+  const header = `Machine: ${navigator.hardwareConcurrency} cores, ${cpu}; Deno ` +
+    `${Deno.version.deno}; load average ${loadBefore} before the run, ${await load()} after; ` +
+    `services, PostgreSQL, both Chromium processes and the socket client on the same machine.`;
   const verdict = remoteVerdictLines(figures).map((l) => `    ${l}`).join("\n");
-  console.log(`\n${renderRows(rows)}\n\nVerdict (issue 36 targets):\n\n${verdict}`);
+  const text = `${header}\n\n${renderRows(rows)}\n\nVerdict (issue 36 targets):\n\n${verdict}`;
+  console.log(`\n${text}`);
+  const date = new Date().toISOString().slice(0, 10) + (quick ? "-remote-quick" : "-remote");
+  await Deno.writeTextFile(
+    `${root}tools/bench/results/${date}.md`,
+    `# Screen-sharing benchmark ${date}\n\n\`deno task bench-remote${
+      quick ? " --quick" : ""
+    }\`\n\n` +
+      `${text}\n`,
+  );
+  console.log(`\nwritten to tools/bench/results/${date}.md`);
 }

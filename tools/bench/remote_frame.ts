@@ -3,7 +3,8 @@
  * Screen sharing, click to first frame: two Chromium processes (agent, customer) on one service.
  * Each run launches the agent into the remote view (a new case: a new session and invitation),
  * opens the join link in the customer's browser, ticks consent, then times the customer's click
- * on Share (a capturing click listener in the customer's page) to the first frame of the shared
+ * on Share (a capturing click listener in the customer's page, clicked once both pages are
+ * connected peer to peer, as they are while a customer reads the page) to the first frame of the shared
  * screen presented in the agent's `<video>` (`requestVideoFrameCallback`; its `resize` event, the
  * video getting a size, if that comes first). Both times are `performance.timeOrigin +
  * performance.now()` taken in the pages: one machine, one clock. Candidates are host ones on
@@ -22,6 +23,15 @@ export interface FirstFrameResult {
   p95: number;
   /** Runs whose first frame was seen by `resize` before requestVideoFrameCallback fired. */
   byResize: number;
+  /** Runs that failed (counted as infinitely slow), each with what the pages showed. */
+  failures: string[];
+}
+
+/** What a page shows of its connection: `data-rtc` and the state line. */
+async function stateOf(page: Page): Promise<string> {
+  return await page.evaluate(() =>
+    `${document.body.dataset.rtc ?? "-"} "${document.getElementById("state")?.textContent ?? ""}"`
+  ).catch((err) => String(err).split("\n")[0]);
 }
 
 /** Launches agent `n` into the remote view of a new case; answers the customer's join link. */
@@ -70,12 +80,27 @@ export async function firstFrames(
     const customers = await customerBrowser.newContext({ viewport: { width: 1280, height: 720 } });
     const times: number[] = [];
     let byResize = 0;
+    const failures: string[] = [];
     const stamp = Date.now();
     for (let i = 0; i < runs; i++) {
       const agent = await agents.newPage();
       const customer = await customers.newPage();
       const joinUrl = await landAgent(agent, base, app, `${stamp}-${i}`);
       await customer.goto(joinUrl);
+      const connected = await customer.waitForFunction(
+        () => document.body.dataset.rtc === "connected",
+        undefined,
+        { timeout: 15_000 },
+      ).then(() => true, () => false);
+      if (!connected) {
+        failures.push(`run ${i + 1}: not connected within 15 s (customer ${await stateOf(
+          customer,
+        )}, agent ${await stateOf(agent)})`);
+        times.push(Infinity);
+        await customer.close();
+        await agent.close();
+        continue;
+      }
       // The agent's page waits for the first frame; the customer's records its click.
       await agent.evaluate(() => {
         const w = globalThis as unknown as { firstFrame: Promise<[number, string] | null> };
@@ -99,17 +124,28 @@ export async function firstFrames(
       const seen = await agent.evaluate(() =>
         (globalThis as unknown as { firstFrame: Promise<[number, string] | null> }).firstFrame
       );
-      if (!seen) throw new Error(`run ${i + 1}: no frame on the agent's side within 30 s`);
       const clickAt = await customer.evaluate(() =>
         (globalThis as unknown as { clickAt: number }).clickAt
       );
-      times.push(seen[0] - clickAt);
-      if (seen[1] === "resize") byResize++;
+      if (seen) times.push(seen[0] - clickAt);
+      else {
+        failures.push(`run ${i + 1}: no frame within 30 s (customer ${await stateOf(
+          customer,
+        )}, agent ${await stateOf(agent)})`);
+        times.push(Infinity);
+      }
+      if (seen?.[1] === "resize") byResize++;
       await customer.close();
       await agent.close();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    return { times, p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), byResize };
+    return {
+      times,
+      p50: quantile(sorted, 0.5),
+      p95: quantile(sorted, 0.95),
+      byResize,
+      failures,
+    };
   } finally {
     for (const b of browsers) await b.close().catch(() => {});
   }

@@ -131,3 +131,8 @@ Deno.test("remoteVerdictLines is the screen-sharing lines alone, as bench-remote
   assert.match(lineOf(lines, "click to first frame"), /^ok .*900 ms/);
   assert.match(lineOf(lines, "signaling p99"), /^n\/a .*not measured$/);
 });
+
+Deno.test("remoteVerdictLines fails runs that never showed a frame, not n/a", () => {
+  const l = lineOf(remoteVerdictLines({ remoteFirstFrameP95Ms: Infinity }), "first frame");
+  assert.match(l, /^FAIL .*no frame/);
+});
