@@ -4,7 +4,8 @@
  * (REMOTE_ICE_ADDRESSES=127.0.0.1): click on Share → first frame on the agent's side, in two
  * Chromium processes on one service process (remote_frame.ts, 20 runs; --quick: 5), then the
  * signaling fan-out, 250 remote sessions with the agents' sockets on one service process and the
- * customers' on a second one (remote_fanout.ts, 20 s; --quick: 5 s). Prints its rows and verdict
+ * customers' on a second one (remote_fanout.ts, 20 s; --quick: 5 s), and one customer socket's
+ * bursts of candidates checked for loss and order (remote_burst.ts). Prints its rows and verdict
  * lines and writes tools/bench/results/<date>-remote.md (-remote-quick.md with --quick);
  * `deno task bench` puts them in its table.
  */
@@ -13,6 +14,7 @@ import { CLIENT, serviceEnv, startServer, TOKEN_BODY } from "./bench_service.ts"
 import { freePort, stop } from "./processes.ts";
 import { firstFrames } from "./remote_frame.ts";
 import { fanOut } from "./remote_fanout.ts";
+import { burstOrder } from "./remote_burst.ts";
 import { renderRows, type TableRow } from "./wrk.ts";
 import { type Figures, remoteVerdictLines } from "./verdict.ts";
 
@@ -74,7 +76,17 @@ export async function remoteBench(
     const frameName = "screen sharing: click to first frame";
     console.log(`  screen sharing: ${runs} shares, click to first frame on the agent's side ...`);
     try {
-      const f = await firstFrames(a, token, runs);
+      // A failed run lists its session's signaling rows: id, sender, type.
+      const db = postgres(url.href, { max: 1, onnotice: () => {} });
+      const diagnose = async (sessionId: number) => {
+        const [row] = await db`
+          select string_agg(s.id || ' ' || s.sender || ' ' || (s.body::json ->> 'type'), ', '
+            order by s.id) as rows
+          from remote_signals s join remote_sessions r on r.id = s.remote_id
+          where r.session_id = ${sessionId}`;
+        return `rows: ${row?.rows ?? "none"}`;
+      };
+      const f = await firstFrames(a, token, runs, diagnose).finally(() => db.end());
       figures.remoteFirstFrameP95Ms = f.p95;
       rows.push({
         name: frameName,
@@ -126,6 +138,21 @@ export async function remoteBench(
     } catch (err) {
       rows.push(notMeasured(fanName, err));
     }
+
+    const burstName = "screen sharing: signaling bursts, order and loss, 2 processes";
+    try {
+      const o = { bursts: quick ? 5 : 20, size: 30 };
+      const r = await burstOrder(a, b, token, o);
+      const fine = r.lost === 0 && r.outOfOrder === 0;
+      rows.push({
+        name: burstName,
+        note: `${o.bursts} bursts of ${o.size} candidates (an offer's trickle) from one customer ` +
+          `socket: ${r.received} of ${r.sent} received, ${r.lost} lost, ${r.outOfOrder} out of ` +
+          `order ${fine ? "✔" : "✘"} (each once, in order)`,
+      });
+    } catch (err) {
+      rows.push(notMeasured(burstName, err));
+    }
   } finally {
     for (const s of servers) await stop(s);
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
@@ -151,13 +178,12 @@ if (import.meta.main) {
   const verdict = remoteVerdictLines(figures).map((l) => `    ${l}`).join("\n");
   const text = `${header}\n\n${renderRows(rows)}\n\nVerdict (issue 36 targets):\n\n${verdict}`;
   console.log(`\n${text}`);
-  const date = new Date().toISOString().slice(0, 10) + (quick ? "-remote-quick" : "-remote");
+  const day = new Date().toISOString().slice(0, 10);
+  const file = `${day}-remote${quick ? "-quick" : ""}.md`;
   await Deno.writeTextFile(
-    `${root}tools/bench/results/${date}.md`,
-    `# Screen-sharing benchmark ${date}\n\n\`deno task bench-remote${
-      quick ? " --quick" : ""
-    }\`\n\n` +
-      `${text}\n`,
+    `${root}tools/bench/results/${file}`,
+    `# Screen-sharing benchmark ${day}${quick ? " (quick)" : ""}\n\n` +
+      `\`deno task bench-remote${quick ? " --quick" : ""}\`\n\n${text}\n`,
   );
-  console.log(`\nwritten to tools/bench/results/${date}.md`);
+  console.log(`\nwritten to tools/bench/results/${file}`);
 }

@@ -40,7 +40,8 @@ function cookieOf(res: Response, name: string): string {
   return found;
 }
 
-interface Pair {
+/** The two sockets' URLs and cookies of one remote session. */
+export interface Pair {
   agentUrl: string;
   agentCookie: string;
   customerUrl: string;
@@ -48,7 +49,7 @@ interface Pair {
 }
 
 /** One remote session: launched on `a`, invited by the API, its link opened on `b`. */
-async function preparePair(
+export async function preparePair(
   a: string,
   b: string,
   app: { appName: string; apiKey: string },
@@ -90,7 +91,8 @@ async function preparePair(
   };
 }
 
-function open(url: string, cookie: string, origin: string): Promise<WebSocket> {
+/** Opens a signaling socket; resolves at its welcome. */
+export function open(url: string, cookie: string, origin: string): Promise<WebSocket> {
   // Deno's WebSocket takes request headers (not in the DOM's types).
   const Ws = WebSocket as unknown as new (url: string, o: unknown) => WebSocket;
   const ws = new Ws(url, { headers: { Cookie: cookie, Origin: origin } });

@@ -27,6 +27,10 @@ export interface FirstFrameResult {
   failures: string[];
 }
 
+function sessionOf(agent: Page): number {
+  return Number(new URL(agent.url()).pathname.split("/")[3]);
+}
+
 /** What a page shows of its connection: `data-rtc` and the state line. */
 async function stateOf(page: Page): Promise<string> {
   return await page.evaluate(() =>
@@ -61,6 +65,7 @@ export async function firstFrames(
   base: string,
   token: string,
   runs: number,
+  diagnose: (sessionId: number) => Promise<string> = () => Promise.resolve(""),
 ): Promise<FirstFrameResult> {
   const res = await fetch(`${base}/api/v1/admin/apps`, {
     method: "POST",
@@ -95,7 +100,7 @@ export async function firstFrames(
       if (!connected) {
         failures.push(`run ${i + 1}: not connected within 15 s (customer ${await stateOf(
           customer,
-        )}, agent ${await stateOf(agent)})`);
+        )}, agent ${await stateOf(agent)}; ${await diagnose(sessionOf(agent))})`);
         times.push(Infinity);
         await customer.close();
         await agent.close();
@@ -131,7 +136,7 @@ export async function firstFrames(
       else {
         failures.push(`run ${i + 1}: no frame within 30 s (customer ${await stateOf(
           customer,
-        )}, agent ${await stateOf(agent)})`);
+        )}, agent ${await stateOf(agent)}; ${await diagnose(sessionOf(agent))})`);
         times.push(Infinity);
       }
       if (seen?.[1] === "resize") byResize++;
