@@ -7,7 +7,8 @@
  * Chromium (click to session heading), then the same launch and REST runs with the server on all
  * cores (`deno task serve`: one process per core), with observability on (OpenTelemetry to a local
  * receiver, /metrics), and as three processes behind PgBouncer; last, the launch's database work
- * alone (launch_apply by pgbench: the database limit). Prints one table and the issue-37 verdict
+ * alone (launch_apply by pgbench: the database limit), and screen sharing (tools/bench/remote.ts:
+ * click to first frame, signaling fan-out). Prints one table and the issue-37 and issue-36 verdict
  * (tools/bench/verdict.ts) and writes tools/bench/results/<date>.md (<date>-quick.md with --quick).
  */
 import postgres from "postgres";
@@ -28,6 +29,7 @@ import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
 import { startObserved } from "./observability.ts";
 import { startScaledOut } from "./scale_out.ts";
 import { report } from "./report.ts";
+import { remoteBench } from "./remote.ts";
 import {
   freePort,
   have,
@@ -290,7 +292,11 @@ try {
   const [{ failed }] = await bench`select count(*) as failed from launches where outcome <> 'ok'`;
   await bench.end();
 
+  // Screen sharing (issue 36): on a database of its own (tools/bench/remote.ts).
+  const remote = await remoteBench(root, databaseUrl, quick);
+
   const { rows, notes, verdict } = report({
+    remote,
     hello: helloResult,
     tpcb,
     selectOnly,
@@ -329,7 +335,9 @@ try {
     `customers, ${SESSIONS} sessions; ${PER_RUN} distinct single-use launches per launch run ` +
     `(replay protection required, callbacks to a local receiver; half new sessions, ` +
     `half existing; 10% new agents, 20% new customers).`;
-  const verdictText = `Verdict (issue 37 targets):\n\n${verdict.map((l) => `    ${l}`).join("\n")}`;
+  const verdictText = `Verdict (issue 37 and 36 targets):\n\n${
+    verdict.map((l) => `    ${l}`).join("\n")
+  }`;
   console.log(`\n${header}\n\n${table}\n\n${notes.join("\n")}\n\n${verdictText}`);
   // A quick run never overwrites the day's full run.
   const date = new Date().toISOString().slice(0, 10) + (quick ? "-quick" : "");

@@ -8,6 +8,7 @@ import type { PgbenchResult } from "./system.ts";
 import { ratioText } from "./system.ts";
 import { type Figures, verdictLines } from "./verdict.ts";
 import { type TableRow, type WrkResult, wrkRow } from "./wrk.ts";
+import type { RemoteBench } from "./remote.ts";
 
 type Pgbench = PgbenchResult & { aborted: number };
 
@@ -35,6 +36,8 @@ export interface Measured {
   rssScaled: number;
   roundTrips: number;
   countedLaunches: number;
+  /** Screen sharing: click to first frame, signaling fan-out. */
+  remote: RemoteBench;
 }
 
 /** The table rows, the notes under it and the verdict lines. */
@@ -102,6 +105,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
       name: "database round trips per launch",
       note: `${m.roundTrips.toFixed(2)} (driver count over ${m.countedLaunches} launches)`,
     },
+    ...m.remote.rows,
   ];
   const notes: string[] = [];
   for (const r of [m.tpcb, m.selectOnly, ...m.databaseLimit]) {
@@ -147,6 +151,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     getObservedRps: m.observed[1].requestsPerSecond,
     rssObservedMb: m.rssObserved,
     rssMb: m.rssSingle,
+    ...m.remote.figures,
   };
   return { rows, notes, verdict: verdictLines(figures) };
 }

@@ -1,7 +1,7 @@
 /**
- * The verdict of a bench run against issue 37's targets: one line per target, `ok`, `FAIL`, or
- * `n/a` when the run did not measure what the target needs (a figure missing, or the drain run
- * with fewer events than the target names, as --quick does).
+ * The verdict of a bench run against issue 37's targets and issue 36's screen-sharing ones: one
+ * line per target, `ok`, `FAIL`, or `n/a` when the run did not measure what the target needs (a
+ * figure missing, or the drain run with fewer events than the target names, as --quick does).
  */
 
 /** The figures the targets read; any may be missing (not measured in this run). */
@@ -33,6 +33,10 @@ export interface Figures {
   /** Peak RSS of the single process with observability on, and off, MB. */
   rssObservedMb?: number;
   rssMb?: number;
+  /** Screen sharing: the customer's click on Share to the agent's first frame, p95 (ms). */
+  remoteFirstFrameP95Ms?: number;
+  /** Screen sharing: signaling send → receive across two processes, 500 sockets, p99 (ms). */
+  remoteSignalingP99Ms?: number;
 }
 
 /** Events the callback drain target is stated for. */
@@ -147,6 +151,23 @@ export function verdictLines(f: Figures): string[] {
     ratioAtLeast("observability on: GET loses ≤ 10 %", f.getObservedRps, f.getOneRps, 0.9),
     atMost("peak RSS with observability on ≤ 170 MB", f.rssObservedMb, 170, "MB"),
     atMost("peak RSS with observability off ≤ 150 MB", f.rssMb, 150, "MB"),
+    ...remoteVerdictLines(f),
   );
   return lines;
+}
+
+/** One line per issue-36 screen-sharing target (Infinity: runs that never got there). */
+export function remoteVerdictLines(f: Figures): string[] {
+  const frame = "screen sharing: click to first frame p95 ≤ 2000 ms";
+  return [
+    f.remoteFirstFrameP95Ms === Infinity
+      ? line("FAIL", frame, "more than 5 % of the runs showed no frame")
+      : atMost(frame, f.remoteFirstFrameP95Ms, 2000, "ms"),
+    atMost(
+      "screen sharing: signaling p99 ≤ 50 ms (500 sockets, 2 processes)",
+      f.remoteSignalingP99Ms,
+      50,
+      "ms",
+    ),
+  ];
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Figures, verdictLines } from "../../../tools/bench/verdict.ts";
+import { type Figures, remoteVerdictLines, verdictLines } from "../../../tools/bench/verdict.ts";
 
 /** A run that meets every target. */
 const PASSING: Figures = {
@@ -23,6 +23,8 @@ const PASSING: Figures = {
   getObservedRps: 4100,
   rssObservedMb: 160,
   rssMb: 140,
+  remoteFirstFrameP95Ms: 900,
+  remoteSignalingP99Ms: 30,
 };
 
 function lineOf(lines: string[], target: string): string {
@@ -33,7 +35,7 @@ function lineOf(lines: string[], target: string): string {
 
 Deno.test("verdictLines says ok for every target a passing run meets", () => {
   const lines = verdictLines(PASSING);
-  assert.equal(lines.length, 16);
+  assert.equal(lines.length, 18);
   for (const l of lines) assert.match(l, /^ok /);
 });
 
@@ -84,7 +86,7 @@ Deno.test("verdictLines says n/a for a drain of fewer events than the target nam
 
 Deno.test("verdictLines says n/a, not ok, for every figure the run did not measure", () => {
   const lines = verdictLines({});
-  assert.equal(lines.length, 16);
+  assert.equal(lines.length, 18);
   for (const l of lines) assert.match(l, /^n\/a .*not measured$/);
 });
 
@@ -111,4 +113,26 @@ Deno.test("verdictLines shows the database limit's best run beside the 64-connec
     "database limit",
   );
   assert.match(l, /^ok .*0\.83 × \(1000\/s vs 1200\/s\); 0\.80 × its best run \(1250\/s at 10 /);
+});
+
+Deno.test("verdictLines fails screen sharing over 2 s to the first frame or 50 ms of signaling", () => {
+  const lines = verdictLines({
+    ...PASSING,
+    remoteFirstFrameP95Ms: 2400,
+    remoteSignalingP99Ms: 73,
+  });
+  assert.match(lineOf(lines, "click to first frame p95"), /^FAIL .*2400 ms/);
+  assert.match(lineOf(lines, "signaling p99"), /^FAIL .*73 ms/);
+});
+
+Deno.test("remoteVerdictLines is the screen-sharing lines alone, as bench-remote prints them", () => {
+  const lines = remoteVerdictLines({ remoteFirstFrameP95Ms: 900 });
+  assert.equal(lines.length, 2);
+  assert.match(lineOf(lines, "click to first frame"), /^ok .*900 ms/);
+  assert.match(lineOf(lines, "signaling p99"), /^n\/a .*not measured$/);
+});
+
+Deno.test("remoteVerdictLines fails runs that never showed a frame, not n/a", () => {
+  const l = lineOf(remoteVerdictLines({ remoteFirstFrameP95Ms: Infinity }), "first frame");
+  assert.match(l, /^FAIL .*no frame/);
 });
