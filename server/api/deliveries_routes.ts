@@ -79,9 +79,20 @@ export function deliveryView(r: DeliveryRow): z.infer<typeof DeliverySchema> {
     lastError: r.lastError,
     createdAt: iso(r.createdAt)!,
     finishedAt: iso(r.finishedAt),
-    payload: r.payload,
+    payload: withoutJoinSecrets(r.payload),
     attemptLog: r.attemptLog.map((a) => ({ ...a, startedAt: iso(a.startedAt)! })),
   };
+}
+
+/**
+ * A `remote.invited` body without what joins the invitation: whoever reads deliveries with
+ * `sessions:read` must not get a live join link or code (the CRM received them in the delivery).
+ */
+export function withoutJoinSecrets(payload: Record<string, unknown>): Record<string, unknown> {
+  const data = payload?.data as Record<string, unknown> | undefined;
+  if (payload?.type !== "remote.invited" || !data) return payload;
+  const joinUrl = typeof data.joinUrl === "string" ? data.joinUrl.replace(/[^/]+$/, "…") : null;
+  return { ...payload, data: { ...data, joinUrl, code: "•••••••••" } };
 }
 
 /** Builds the deliveries sub-app. */

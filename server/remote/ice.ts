@@ -75,7 +75,8 @@ export function candidateAllowed(config: RemoteConfig, line: string): boolean {
 /** An SDP with the candidate lines the relay does not let through removed. */
 export function filterSdp(config: RemoteConfig, sdp: string): string {
   if (!config.relayOnly && config.iceAddresses.length === 0) return sdp;
-  return sdp.split("\r\n").filter((line) =>
+  // Lines end in CRLF, but a bare LF must not hide a candidate from the filter.
+  return sdp.split(/\r?\n/).filter((line) =>
     !line.startsWith("a=candidate:") || candidateAllowed(config, line)
   ).join("\r\n");
 }

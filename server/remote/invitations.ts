@@ -179,12 +179,12 @@ export async function joinAsDevice(
   });
 }
 
-/** The customer ticked the consent box. */
-export async function consent(deps: Deps, row: RemoteRow): Promise<void> {
-  await inTransaction(deps, async (w) => {
-    if (await recordConsent(w.tx, row.id)) {
-      await record(w, row, "remote_consented", null, { remoteId: row.id });
-    }
+/** The customer ticked the consent box; false when it was recorded before. */
+export async function consent(deps: Deps, row: RemoteRow): Promise<boolean> {
+  return await inTransaction(deps, async (w) => {
+    if (!(await recordConsent(w.tx, row.id))) return false;
+    await record(w, row, "remote_consented", null, { remoteId: row.id });
+    return true;
   });
 }
 

@@ -75,7 +75,7 @@ export class Subscription {
 /** The relay of one service: its subscriptions by remote session and its LISTEN. */
 export class SignalRelay {
   #rooms = new Map<number, Set<Subscription>>();
-  #sockets = new Set<{ close(code: number, reason: string): void }>();
+  #sockets = new Map<{ close(code: number, reason: string): void }, string>();
   #unlisten: (() => Promise<void>) | null = null;
   /** This relay's name in its notifications. */
   readonly name = crypto.randomUUID().slice(0, 8);
@@ -143,10 +143,21 @@ export class SignalRelay {
     return seq;
   }
 
-  /** Keeps an open signaling socket, to close at shutdown; returns its removal. */
-  register(socket: { close(code: number, reason: string): void }): () => void {
-    this.#sockets.add(socket);
+  /** Keeps an open signaling socket of `side` of `remoteId`, to close at shutdown; its removal. */
+  register(
+    socket: { close(code: number, reason: string): void },
+    remoteId: number,
+    side: Sender,
+  ): () => void {
+    this.#sockets.set(socket, `${remoteId}:${side}`);
     return () => this.#sockets.delete(socket);
+  }
+
+  /** The open sockets of `side` of `remoteId` in this process. */
+  socketsOf(remoteId: number, side: Sender): number {
+    let n = 0;
+    for (const key of this.#sockets.values()) if (key === `${remoteId}:${side}`) n++;
+    return n;
   }
 
   /**
@@ -155,7 +166,7 @@ export class SignalRelay {
    */
   closeSockets(): number {
     const n = this.#sockets.size;
-    for (const socket of this.#sockets) {
+    for (const socket of this.#sockets.keys()) {
       try {
         socket.close(1001, "going away");
       } catch { /* closed already */ }

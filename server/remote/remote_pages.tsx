@@ -262,8 +262,10 @@ export function AgentRemotePanel(props: {
                 </time>
               </dd>
               <dt>{t("status")}</dt>
-              <dd id="state" role="status" aria-live="polite" data-testid="remote-state">
-                {t(statusKey(r.status))}
+              <dd>
+                <span id="state" role="status" aria-live="polite" data-testid="remote-state">
+                  {t(statusKey(r.status))}
+                </span>
               </dd>
             </dl>
             <div class="actions">

@@ -10,6 +10,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import type { Deps } from "../deps.ts";
 import type { PortalEnv } from "../portal/auth.ts";
 import { currentAgent } from "../portal/auth.ts";
+import { csrfMatches } from "../auth/logins.ts";
 import { agentReachesSession } from "../../db/queries/portal.ts";
 import {
   invitedByCodeHash,
@@ -24,7 +25,12 @@ import { randomBytes } from "../crypto/random_token.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { publicOrigin, requestOrigin } from "../http/public_origin.ts";
 import { AppError } from "../http/errors.ts";
-import { reserveSignIn, signInFaulted, signInSucceeded } from "../auth/sign_in_limiter.ts";
+import {
+  type ReservedSignIn,
+  reserveSignIn,
+  signInFaulted,
+  signInSucceeded,
+} from "../auth/sign_in_limiter.ts";
 import { codeHash, joinAsDevice, openInvitation, tokenHash } from "./invitations.ts";
 import { iceConfig } from "./ice.ts";
 import { signalingEvents } from "./signaling.ts";
@@ -37,6 +43,47 @@ export const JOIN_TOKEN = ":token{[A-Za-z0-9_-]{43}}";
 export const DEVICE_COOKIE = "remote_device";
 /** Code tries per (code, address) and per address in the window, like sign-in. */
 export const CODE_LIMITS = { perAccount: 5, perAddress: 20, windowMs: 15 * 60_000 };
+
+/** Failed code tries of the whole service in the window (all addresses): 10^9 codes stay unguessable. */
+export const CODE_GLOBAL_LIMITS = { perAccount: 500, perAddress: 500, windowMs: 15 * 60_000 };
+
+/** The address a code try counts under: IPv6 by its /64 (one host holds a whole /64). */
+export function codeAddress(address: string): string {
+  if (!address.includes(":") || address.includes(".")) return address;
+  const full = address.includes("::")
+    ? (() => {
+      const [head, tail] = address.split("::");
+      const h = head ? head.split(":") : [];
+      const t = tail ? tail.split(":") : [];
+      return [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
+    })()
+    : address.split(":");
+  return `${full.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/**
+ * Reserves a code try per (code, address), per address and across the service; answers the
+ * reservations to settle, or how long to wait.
+ */
+async function reserveCodeTry(
+  deps: Deps,
+  digits: string,
+  address: string,
+): Promise<{ tries: ReservedSignIn[] } | { waitMs: number }> {
+  const own = await reserveSignIn(
+    deps.sql,
+    CODE_LIMITS,
+    `remote-code:${digits.slice(0, 9)}`,
+    address,
+  );
+  if (!own.reserved) return { waitMs: own.waitMs };
+  const all = await reserveSignIn(deps.sql, CODE_GLOBAL_LIMITS, "remote-code:*", "*");
+  if (!all.reserved) {
+    await signInFaulted(deps.sql, own.reserved);
+    return { waitMs: all.waitMs };
+  }
+  return { tries: [own.reserved, all.reserved] };
+}
 
 /** True when the socket's Origin is this service's (no other site may open a socket). */
 function sameOrigin(deps: Deps, c: Context): boolean {
@@ -110,7 +157,7 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
         throw new AppError(426, "websocket_required", "Open this URL as a WebSocket");
       }
       if (!sameOrigin(deps, c)) throw new AppError(403, "origin_refused", "Cross-origin socket");
-      if (c.req.query("csrf") !== agent.csrf) {
+      if (!csrfMatches(agent, c.req.query("csrf"))) {
         throw new AppError(403, "csrf_refused", "The page's CSRF token is missing or stale");
       }
       const row = await agentRemote(c, Number(c.req.param("rid")));
@@ -203,15 +250,10 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
     const form = await c.req.parseBody();
     const typed = typeof form.code === "string" ? form.code.slice(0, 32) : "";
     const digits = typed.replace(/[\s-]/g, "");
-    const address = clientAddress(deps, c) ?? "unknown";
-    const { waitMs, reserved } = await reserveSignIn(
-      deps.sql,
-      CODE_LIMITS,
-      `remote-code:${digits.slice(0, 9)}`,
-      address,
-    );
-    if (!reserved) {
-      const seconds = String(Math.ceil(waitMs / 1000));
+    const address = codeAddress(clientAddress(deps, c) ?? "unknown");
+    const reserved = await reserveCodeTry(deps, digits, address);
+    if ("waitMs" in reserved) {
+      const seconds = String(Math.ceil(reserved.waitMs / 1000));
       c.header("Retry-After", seconds);
       return c.html(
         codePage({ language: lang, prefix, error: t("codeWait", { seconds }), code: typed }),
@@ -229,11 +271,11 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
           400,
         );
       }
-      await signInSucceeded(deps.sql, reserved);
+      for (const r of reserved.tries) await signInSucceeded(deps.sql, r);
       const { token } = await openInvitation(deps, row);
       return c.redirect(`${prefix}/r/${token}`, 303);
     } catch (err) {
-      await signInFaulted(deps.sql, reserved);
+      for (const r of reserved.tries) await signInFaulted(deps.sql, r);
       throw err;
     }
   });

@@ -30,6 +30,14 @@ export const MAX_MESSAGE_BYTES = 64 * 1024;
 /** Messages a socket may send at once, and per second on average. */
 export const RATE_BURST = 200;
 export const RATE_PER_SECOND = 50;
+/** Messages of one socket waiting their turn at most (more: refused as too many). */
+const MAX_WAITING = 64;
+/** The least time between two sharing changes of a socket. */
+const SHARING_CHANGE_MS = 1_000;
+/** Messages one remote session may store; past it a socket is closed (1008 quota_exceeded). */
+export const MAX_SIGNALS = 20_000;
+/** Sockets of one side of one remote session per process. */
+export const MAX_SOCKETS_PER_SIDE = 4;
 
 const Candidate = z.object({
   candidate: z.string().max(2_000),
@@ -101,6 +109,8 @@ export function signalingEvents(
   let closed = false;
   let closing = false;
   let chain: Promise<void> = Promise.resolve();
+  let waiting = 0;
+  let lastSharingChange = 0;
   let unregister = () => {};
 
   /** Says why (an `error` message: a client may not see the close code) and closes. */
@@ -108,6 +118,13 @@ export function signalingEvents(
     closing = true;
     ws.send(refusal(name, message));
     ws.close(code, name);
+  };
+
+  /** Closes the socket once its remote session stored MAX_SIGNALS messages. */
+  const quota = (ws: WSContext, seq: number) => {
+    if (seq > MAX_SIGNALS) {
+      refuseAndClose(ws, 1008, "quota_exceeded", `a remote session relays ${MAX_SIGNALS} messages`);
+    }
   };
 
   const publishStatus = async () => {
@@ -120,22 +137,36 @@ export function signalingEvents(
     });
   };
 
-  async function handle(ws: WSContext, data: unknown): Promise<void> {
+  /**
+   * The checks made as a message arrives, before it waits its turn: its type, its size, the rate,
+   * and how many wait (a flood is refused before it is held in memory). False: refused.
+   */
+  function admit(ws: WSContext, data: unknown): data is string {
+    if (closing) return false;
     if (typeof data !== "string") {
-      return refuseAndClose(ws, 1003, "invalid_message", "text messages only");
+      refuseAndClose(ws, 1003, "invalid_message", "text messages only");
+      return false;
     }
-    if (closing) return;
-    if (new TextEncoder().encode(data).length > MAX_MESSAGE_BYTES) {
-      return refuseAndClose(ws, 1009, "message_too_large", `at most ${MAX_MESSAGE_BYTES} bytes`);
+    if (
+      data.length > MAX_MESSAGE_BYTES || new TextEncoder().encode(data).length > MAX_MESSAGE_BYTES
+    ) {
+      refuseAndClose(ws, 1009, "message_too_large", `at most ${MAX_MESSAGE_BYTES} bytes`);
+      return false;
     }
-    if (!bucket.take()) {
-      return refuseAndClose(
+    if (!bucket.take() || waiting >= MAX_WAITING) {
+      refuseAndClose(
         ws,
         1008,
         "rate_limited",
         `at most ${RATE_BURST} messages at once, ${RATE_PER_SECOND} per second`,
       );
+      return false;
     }
+    return true;
+  }
+
+  async function handle(ws: WSContext, data: string): Promise<void> {
+    if (closing) return;
     let json: unknown;
     try {
       json = JSON.parse(data);
@@ -159,8 +190,7 @@ export function signalingEvents(
     switch (m.type) {
       case "candidate":
         if (m.candidate && !candidateAllowed(config, m.candidate.candidate)) return;
-        await relay.publish(remoteId, s.side, m);
-        return;
+        return quota(ws, await relay.publish(remoteId, s.side, m));
       case "sdp":
         await relay.publish(remoteId, s.side, {
           type: "sdp",
@@ -169,14 +199,19 @@ export function signalingEvents(
         });
         return;
       case "consent":
-        await consent(deps, s.remote);
-        await publishStatus();
+        if (await consent(deps, s.remote)) await publishStatus();
         return;
       case "sharing":
+        // Each change is a record on the session: not more than one a second.
+        if (performance.now() - lastSharingChange < SHARING_CHANGE_MS) {
+          ws.send(refusal("rate_limited", "sharing changes at most once a second"));
+          return;
+        }
         if (!(await sharing(deps, s.remote, m.on))) {
           ws.send(refusal("not_allowed", m.on ? "consent first" : "not sharing"));
           return;
         }
+        lastSharingChange = performance.now();
         await publishStatus();
         return;
       case "end":
@@ -184,13 +219,16 @@ export function signalingEvents(
         await publishStatus();
         return;
       default:
-        await relay.publish(remoteId, s.side, m);
+        return quota(ws, await relay.publish(remoteId, s.side, m));
     }
   }
 
   return {
     onOpen(_evt, ws) {
-      unregister = relay.register(ws);
+      if (relay.socketsOf(remoteId, s.side) >= MAX_SOCKETS_PER_SIDE) {
+        return refuseAndClose(ws, 1008, "too_many_sockets", "close another page of this session");
+      }
+      unregister = relay.register(ws, remoteId, s.side);
       ws.send(JSON.stringify({
         type: "welcome",
         side: s.side,
@@ -208,8 +246,11 @@ export function signalingEvents(
       });
     },
     onMessage(evt, ws) {
+      const data = evt.data;
+      if (!admit(ws, data)) return;
       // One message at a time per socket: its messages are stored (and relayed) in sent order.
-      chain = chain.then(() => handle(ws, evt.data)).catch((err) => {
+      waiting++;
+      chain = chain.then(() => handle(ws, data)).catch((err) => {
         log.warn("remote signaling: a message failed", {
           remoteId,
           side: s.side,
@@ -218,7 +259,7 @@ export function signalingEvents(
         try {
           ws.send(refusal("server_error", "the message could not be handled; try again"));
         } catch { /* the socket is gone */ }
-      });
+      }).finally(() => waiting--);
     },
     onClose() {
       closed = true;

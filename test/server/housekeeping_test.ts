@@ -54,6 +54,7 @@ for (const backend of backends) {
           callbackEvents: 0,
           passwordResets: 0,
           mail: 0,
+          remote: 0,
         },
         "idempotent",
       );

@@ -1,7 +1,14 @@
 // The agent's side of screen sharing in the portal's remote view: answers the customer's offers,
 // shows the shared screen (fit or actual size) and the camera picture-in-picture, sends chat and
 // a pointer (a click on the picture, in 0..1 coordinates of the shared image) over a data channel.
-import { chatBox, iceConfiguration, settings, showState, Signaling } from "./remote-common.js";
+import {
+  chatBox,
+  dataSender,
+  iceConfiguration,
+  settings,
+  showState,
+  Signaling,
+} from "./remote-common.js";
 
 const cfg = settings();
 const w = cfg.words;
@@ -17,16 +24,14 @@ let ice = null;
 let streamIds = { screen: null, camera: null };
 const chat = chatBox((text) => sendData({ t: "chat", text }));
 
-function sendData(message) {
-  if (channel?.readyState !== "open") return false;
-  channel.send(JSON.stringify(message));
-  return true;
-}
+const sendData = dataSender(() => channel);
 
 const signal = new Signaling(cfg, onSignal, (open, info) => {
   if (open) {
     if (info?.status === "ended" || info?.status === "expired") return finish(info.status);
     signal.send({ type: "hello" });
+  } else if (info?.gaveUp) {
+    showState(w.failed, "failed");
   }
 });
 

@@ -27,6 +27,7 @@ export class Signaling {
     this.ended = false;
     this.ws = null;
     this.delay = 500;
+    this.refusals = 0;
   }
 
   connect() {
@@ -35,8 +36,11 @@ export class Signaling {
     if (this.lastId !== null) url.searchParams.set("after", String(this.lastId));
     const ws = new WebSocket(url);
     this.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       this.delay = 500;
+      this.refusals = 0;
     };
     ws.onmessage = (event) => {
       let m;
@@ -59,8 +63,11 @@ export class Signaling {
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
-      this.onStatus(false, { code: event.code, reason: event.reason });
-      if (this.ended || event.code === 1000 || event.code === 4404 || event.code === 4409) return;
+      // Refused before opening three times running (ended, expired, another device): give up.
+      if (!opened) this.refusals += 1;
+      const gaveUp = this.refusals >= 3;
+      this.onStatus(false, { code: event.code, reason: event.reason, gaveUp });
+      if (this.ended || gaveUp || event.code === 1000) return;
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
@@ -103,6 +110,16 @@ export function chatBox(send) {
     enable(on) {
       if (button) button.disabled = !on;
     },
+  };
+}
+
+/** A function sending JSON on the data channel `get()` answers: false unless it is open. */
+export function dataSender(get) {
+  return (message) => {
+    const channel = get();
+    if (channel?.readyState !== "open") return false;
+    channel.send(JSON.stringify(message));
+    return true;
   };
 }
 

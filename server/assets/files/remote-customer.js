@@ -1,7 +1,14 @@
 // The customer's side of screen sharing: consent, then getDisplayMedia (and optionally the
 // camera) sent to the agent over WebRTC. The customer's page makes every offer; a data channel
 // carries chat and the agent's pointer, drawn over the preview of the customer's own share.
-import { chatBox, iceConfiguration, settings, showState, Signaling } from "./remote-common.js";
+import {
+  chatBox,
+  dataSender,
+  iceConfiguration,
+  settings,
+  showState,
+  Signaling,
+} from "./remote-common.js";
 
 const cfg = settings();
 const w = cfg.words;
@@ -24,16 +31,14 @@ let ice = null;
 let ended = false;
 const chat = chatBox((text) => sendData({ t: "chat", text }));
 
-function sendData(message) {
-  if (channel?.readyState !== "open") return false;
-  channel.send(JSON.stringify(message));
-  return true;
-}
+const sendData = dataSender(() => channel);
 
 const signal = new Signaling(cfg, onSignal, (open, info) => {
   if (open) {
     if (info?.status === "ended" || info?.status === "expired") return finish();
     signal.send({ type: "hello" });
+  } else if (info?.gaveUp) {
+    showState(w.failed, "failed");
   }
   refresh();
 });

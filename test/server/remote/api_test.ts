@@ -11,6 +11,8 @@ import { appClientToken, createTestApp } from "../../helpers/launch.ts";
 import { loadConfig } from "../../../server/config.ts";
 import { cleanUp } from "../../../server/housekeeping.ts";
 import { landAgent, remoteService } from "./fixture.ts";
+import { codeAddress } from "../../../server/remote/routes.tsx";
+import { withoutJoinSecrets } from "../../../server/api/deliveries_routes.ts";
 
 for (const backend of backends) {
   Deno.test({
@@ -213,4 +215,21 @@ Deno.test({
       await svc.close();
     }
   },
+});
+
+Deno.test("remote codes count IPv6 tries by /64; deliveries never list a live join link", () => {
+  assert.equal(codeAddress("203.0.113.9"), "203.0.113.9");
+  assert.equal(codeAddress("2001:db8:0:1:aaaa::1"), "2001:db8:0:1::/64");
+  assert.equal(codeAddress("2001:db8::5"), "2001:db8:0:0::/64");
+  assert.equal(codeAddress("2001:DB8:0:1:ffff:1:2:3"), "2001:db8:0:1::/64");
+  assert.equal(codeAddress("::ffff:192.0.2.1"), "::ffff:192.0.2.1");
+  const invited = {
+    type: "remote.invited",
+    data: { remoteId: 1, joinUrl: "https://p.example/portal/r/abcdef", code: "123456789" },
+  };
+  const shown = withoutJoinSecrets(invited).data as Record<string, unknown>;
+  assert.equal(shown.joinUrl, "https://p.example/portal/r/…");
+  assert.equal(shown.code, "•••••••••");
+  const other = { type: "session.closed", data: { code: "kept" } };
+  assert.equal(withoutJoinSecrets(other), other);
 });

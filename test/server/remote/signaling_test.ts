@@ -139,18 +139,57 @@ for (const backend of backends) {
           await back.closed;
         });
 
-        await t.step("over 64 KiB and too many messages close the socket", async () => {
+        await t.step("over 64 KiB, too many messages or sockets: refused and closed", async () => {
+          // A client may see the close before the message saying why (Deno's client reports an
+          // unclean close): either tells the refusal.
+          const refusedWith = async (client: ReturnType<typeof customerSocket>, code: string) => {
+            const closed = await client.closed;
+            const said = client.queue.find((m) => m.type === "error");
+            assert.ok(said ? said.code === code : closed.code !== 1000, `${code}: ${closed.code}`);
+          };
           const big = customerSocket(svc, agent, cookie);
           await big.opened;
           big.send({ type: "sdp", description: { type: "offer", sdp: "x".repeat(70_000) } });
-          assert.equal((await big.next((m) => m.type === "error")).code, "message_too_large");
-          await big.closed;
+          await refusedWith(big, "message_too_large");
           const chatty = customerSocket(svc, agent, cookie);
           await chatty.opened;
           for (let i = 0; i < 210; i++) chatty.send({ type: "here" });
-          assert.equal((await chatty.next((m) => m.type === "error")).code, "rate_limited");
-          await chatty.closed;
+          await refusedWith(chatty, "rate_limited");
+          const many = [0, 1, 2].map(() => customerSocket(svc, agent, cookie));
+          await Promise.all(many.map((m) => m.opened));
+          await Promise.all(many.map((m) => m.next((x) => x.type === "welcome")));
+          const fifth = customerSocket(svc, agent, cookie); // c and three more are open
+          await fifth.opened;
+          await refusedWith(fifth, "too_many_sockets");
+          for (const m of many) m.close();
+          await Promise.all(many.map((m) => m.closed));
         });
+
+        await t.step(
+          "consent twice records once; sharing changes at most once a second",
+          async () => {
+            await new Promise((r) => setTimeout(r, 1_050));
+            const count = async () =>
+              (await svc.db.sql`select count(*)::int as n from session_events
+              where session_id = ${agent.sessionId}`)[0].n;
+            const before = await count();
+            c.send({ type: "consent" });
+            c.send({ type: "sharing", on: false });
+            c.send({ type: "sharing", on: true });
+            const fast = await c.next((m) => m.type === "error");
+            assert.equal(fast.code, "rate_limited");
+            assert.equal((await count()) - before, 1, "only the sharing stop is recorded");
+            await new Promise((r) => setTimeout(r, 1_050));
+            c.send({ type: "sharing", on: true });
+            const until = Date.now() + 5_000;
+            while (Date.now() < until) {
+              const [r] = await svc.db.sql`select status from remote_sessions
+              where id = ${agent.remoteId}`;
+              if (r.status === "sharing") break;
+              await new Promise((r) => setTimeout(r, 50));
+            }
+          },
+        );
 
         await t.step(
           "the customer ends: both sides told, durations and events recorded",
