@@ -26,6 +26,9 @@ export async function startHttpService(
     ...svc,
     base,
     async close() {
+      // As a stopping process does (server/ops/shutdown.ts): open signaling sockets would hold
+      // Deno's server.shutdown() until they close.
+      svc.deps.remote.relay.closeSockets();
       await server.shutdown();
       await svc.close();
     },
