@@ -29,7 +29,13 @@ export async function startHttpService(
       // As a stopping process does (server/ops/shutdown.ts): open signaling sockets would hold
       // Deno's server.shutdown() until they close.
       svc.deps.remote.relay.closeSockets();
-      await server.shutdown();
+      // Like a stopping process, the listener gets a deadline: a connection a browser left
+      // half-open must not hold a test file forever.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<boolean>((r) => timer = setTimeout(() => r(false), 5_000));
+      const closed = await Promise.race([server.shutdown().then(() => true), late]);
+      clearTimeout(timer);
+      if (!closed) console.warn(`test service ${base}: connections still open after 5 s`);
       await svc.close();
     },
   };
