@@ -14,6 +14,20 @@ import { startWalk, type Viewer } from "../helpers/page_walk.ts";
 import { ensureWidgetBuilt } from "../helpers/widget.ts";
 
 const WIDTHS = [320, 768, 1280];
+/** How long one page's opening and checks may take. */
+const STALL_MS = 60_000;
+const STALLED = Symbol("stalled");
+
+/** `work`'s result, or STALLED when it has not settled within `ms`. */
+async function settled<T>(work: Promise<T>, ms: number): Promise<T | typeof STALLED> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof STALLED>((r) => timer = setTimeout(() => r(STALLED), ms));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const VIEWERS: Viewer[] = ["agent", "admin", "anonymous"];
 
 /** The page's width and, when wider than the screen, the elements that stick out the most. */
@@ -50,22 +64,39 @@ Deno.test({
       for (const width of WIDTHS) {
         for (const viewer of VIEWERS) {
           const context = await walk.context(browser, viewer, width);
-          const page = await context.newPage();
+          let page = await context.newPage();
           for (const p of walk.pages.filter((p) => p.viewer === viewer)) {
-            await p.open(page);
-            const { width: scroll, culprits } = await overflow(page);
-            widest[p.name] = Math.max(widest[p.name] ?? 0, width === 320 ? scroll : 0);
-            if (culprits.length) {
-              problems.push(
-                `${p.name} at ${width} px is ${scroll} px wide: ${culprits.join(", ")}`,
-              );
-            }
-            // axe at the narrowest and widest screens (the middle one lays out like one of them).
-            if (width !== 768) {
-              for (const v of await seriousViolations(page, WCAG22)) {
-                problems.push(`${p.name} at ${width} px: axe ${v}`);
+            /** Opens the page and checks it; answers the problems found. */
+            const check = async (): Promise<string[]> => {
+              const found: string[] = [];
+              await p.open(page);
+              const { width: scroll, culprits } = await overflow(page);
+              widest[p.name] = Math.max(widest[p.name] ?? 0, width === 320 ? scroll : 0);
+              if (culprits.length) {
+                found.push(`${p.name} at ${width} px is ${scroll} px wide: ${culprits.join(", ")}`);
               }
-            }
+              // axe at the narrowest and widest screens (the middle one lays out like them).
+              if (width !== 768) {
+                for (const v of await seriousViolations(page, WCAG22)) {
+                  found.push(`${p.name} at ${width} px: axe ${v}`);
+                }
+              }
+              return found;
+            };
+            // A page that never answers (seen rarely in loaded full-suite runs, not yet traced)
+            // is reported and checked again in a fresh tab: the same checks, never skipped.
+            const first = await settled(check(), STALL_MS);
+            if (first === STALLED) {
+              console.warn(`design walk: ${p.name} at ${width} px stalled; checking it again`);
+              await page.close().catch(() => {});
+              page = await context.newPage();
+              problems.push(
+                ...await settled(check(), STALL_MS).then((again) => {
+                  if (again === STALLED) throw new Error(`${p.name} at ${width} px stalled twice`);
+                  return again;
+                }),
+              );
+            } else problems.push(...first);
           }
           await context.close();
         }
