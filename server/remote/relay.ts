@@ -175,13 +175,6 @@ export class SignalRelay {
     return n;
   }
 
-  /** Subscriptions open in this process (metrics, tests). */
-  get size(): number {
-    let n = 0;
-    for (const room of this.#rooms.values()) n += room.size;
-    return n;
-  }
-
   /** Wakes the subscriptions of `remoteId` (but those of `sender`'s side: nothing for them). */
   #wake(remoteId: number, sender?: string): void {
     for (const s of this.#rooms.get(remoteId) ?? []) if (s.side !== sender) void s.pull();

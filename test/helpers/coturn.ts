@@ -3,7 +3,7 @@
  * API credentials (`use-auth-secret`), UDP on 127.0.0.1, loopback peers allowed (both browsers
  * are on this machine). Without the package the error says how to install it.
  */
-import { freePort } from "./process.ts";
+import { freePort, untilOutput } from "./process.ts";
 
 /** A running coturn. */
 export interface Coturn {
@@ -60,26 +60,18 @@ export async function startCoturn(): Promise<Coturn> {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let text = "";
-  const decoder = new TextDecoder();
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) text += decoder.decode(chunk);
-  };
-  pump(child.stdout);
-  pump(child.stderr);
-  const deadline = Date.now() + 15_000;
-  while (
-    !/Total (UDP|General) servers|IPv4\. UDP listener opened on\s*:\s*127\.0\.0\.1:/.test(text)
-  ) {
-    if (Date.now() > deadline) {
+  try {
+    await untilOutput(
+      child,
+      /Total (UDP|General) servers|IPv4\. UDP listener opened on\s*:\s*127\.0\.0\.1:/,
+      15_000,
+      "coturn start",
+    );
+  } catch (err) {
+    try {
       child.kill("SIGKILL");
-      throw new Error(`coturn did not start within 15 s:\n${text}`);
-    }
-    const status = await Promise.race([
-      child.status,
-      new Promise<null>((r) => setTimeout(() => r(null), 50)),
-    ]);
-    if (status) throw new Error(`coturn exited with ${status.code}:\n${text}`);
+    } catch { /* exited */ }
+    throw err;
   }
   return {
     port,

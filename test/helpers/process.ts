@@ -20,6 +20,35 @@ export interface Running {
 }
 
 /**
+ * Collects a child's stdout and stderr and waits until they match `ready`; throws (with the
+ * output) when it exits first or `ms` pass. Answers the output so far, as a function.
+ */
+export async function untilOutput(
+  child: Deno.ChildProcess,
+  ready: RegExp,
+  ms: number,
+  what: string,
+): Promise<() => string> {
+  let text = "";
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += decoder.decode(chunk);
+  };
+  pump(child.stdout);
+  pump(child.stderr);
+  const deadline = Date.now() + ms;
+  while (!ready.test(text)) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms / 1000} s:\n${text}`);
+    const status = await Promise.race([
+      child.status,
+      new Promise<null>((r) => setTimeout(() => r(null), 50)),
+    ]);
+    if (status) throw new Error(`exited with ${status.code}:\n${text}`);
+  }
+  return () => text;
+}
+
+/**
  * Starts `deno run server/main.ts` on a free port (SHUTDOWN_DRAIN_MS 0 unless `env` sets it, so a
  * stop does not wait for load balancers); `args` follow the script as `deno task start` passes them.
  */
@@ -41,23 +70,8 @@ export async function startProcess(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let text = "";
-  const decoder = new TextDecoder();
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) text += decoder.decode(chunk);
-  };
-  pump(process.stdout);
-  pump(process.stderr);
-  const deadline = Date.now() + 60_000;
-  while (!/"msg":"listening"|listening on/.test(text)) {
-    if (Date.now() > deadline) throw new Error(`no start within 60 s:\n${text}`);
-    const status = await Promise.race([
-      process.status,
-      new Promise<null>((r) => setTimeout(() => r(null), 50)),
-    ]);
-    if (status) throw new Error(`exited with ${status.code}:\n${text}`);
-  }
-  return { process, output: () => text, port };
+  const output = await untilOutput(process, /"msg":"listening"|listening on/, 60_000, "start");
+  return { process, output, port };
 }
 
 /** Stops gracefully (SIGTERM); resolves with the exit code. */
