@@ -1,6 +1,7 @@
 /** The load generators: wrk against the service, pgbench against PostgreSQL, with CPU notes. */
 import {
   commandCpuSeconds,
+  machineCpu,
   parsePgbench,
   type PgbenchResult,
   processCpuSeconds,
@@ -9,31 +10,59 @@ import { parseWrk, type WrkResult } from "./wrk.ts";
 
 /** CPU per request of the server process and of PostgreSQL during each wrk case. */
 export const cpuNotes = new Map<WrkResult, string>();
-/** The same, as milliseconds of CPU per request. */
-export const cpuCosts = new Map<WrkResult, { serverMs: number; postgresMs: number }>();
+/**
+ * The same, as milliseconds of CPU per request, with the share of the machine's CPU time that was
+ * busy (all processes, all cores) while the case ran.
+ */
+export const cpuCosts = new Map<
+  WrkResult,
+  { serverMs: number; postgresMs: number; machineBusy: number }
+>();
 
-/** CPU of process `pid` and of PostgreSQL per request while `work` runs (it answers its count). */
-async function cpuPerRequest<T>(
-  pid: number,
-  work: () => Promise<T>,
-  count: (result: T) => number,
-): Promise<{ result: T; costs: { serverMs: number; postgresMs: number } }> {
-  const before = [await processCpuSeconds(pid), await commandCpuSeconds("postgres")];
-  const result = await work();
-  const served = count(result);
-  const server = (await processCpuSeconds(pid)) - before[0];
-  const pg = (await commandCpuSeconds("postgres")) - before[1];
-  return { result, costs: { serverMs: server * 1000 / served, postgresMs: pg * 1000 / served } };
+/** CPU seconds of the processes `pids` together (ones that ended count as 0 from then on). */
+async function pidsCpuSeconds(pids: number[]): Promise<number> {
+  let sum = 0;
+  for (const pid of pids) sum += await processCpuSeconds(pid).catch(() => 0);
+  return sum;
 }
 
-/** Runs wrk for `seconds`; with `serverPid`, notes the CPU per request of server and PostgreSQL. */
+/**
+ * CPU of the server processes `pids` and of PostgreSQL per request while `work` runs (it answers
+ * its count), and how busy the machine was.
+ */
+async function cpuPerRequest<T>(
+  pids: number[],
+  work: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; costs: { serverMs: number; postgresMs: number; machineBusy: number } }> {
+  const before = [await pidsCpuSeconds(pids), await commandCpuSeconds("postgres")];
+  const machine = await machineCpu();
+  const result = await work();
+  const after = await machineCpu();
+  const served = count(result);
+  const server = (await pidsCpuSeconds(pids)) - before[0];
+  const pg = (await commandCpuSeconds("postgres")) - before[1];
+  return {
+    result,
+    costs: {
+      serverMs: server * 1000 / served,
+      postgresMs: pg * 1000 / served,
+      machineBusy: (after.busy - machine.busy) / Math.max(1, after.total - machine.total),
+    },
+  };
+}
+
+/**
+ * Runs wrk for `seconds`; with `serverPid` (one process, or every process of the service), notes
+ * the CPU per request of the server and of PostgreSQL, and how busy the machine was.
+ */
 export async function wrk(
   seconds: number,
   name: string,
   url: string,
   connections: number,
   script?: string,
-  serverPid?: number,
+  serverPid?: number | number[],
 ): Promise<WrkResult> {
   console.log(`  ${name}: ${connections} connections, ${seconds} s ...`);
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "--latency", url];
@@ -48,7 +77,7 @@ export async function wrk(
   };
   if (!serverPid) return await run();
   const { result, costs } = await cpuPerRequest(
-    serverPid,
+    typeof serverPid === "number" ? [serverPid] : serverPid,
     run,
     (r) => r.requestsPerSecond * seconds,
   );
@@ -57,7 +86,7 @@ export async function wrk(
     result,
     `CPU per request: server ${costs.serverMs.toFixed(2)} ms, PostgreSQL ${
       costs.postgresMs.toFixed(2)
-    } ms`,
+    } ms; machine ${(costs.machineBusy * 100).toFixed(0)} % busy`,
   );
   return result;
 }

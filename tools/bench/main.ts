@@ -37,6 +37,7 @@ import {
   peakRssTree,
   spawn as spawnIn,
   stop,
+  treePids,
   waitFor,
 } from "./processes.ts";
 import {
@@ -63,7 +64,9 @@ const PER_RUN = seconds * 3_000;
 const DRAIN = quick ? 10_000 : 100_000;
 const BROWSER_LAUNCHES = 50;
 
-const wrk = (...a: [string, string, number, string?, number?]) => runWrk(seconds, ...a);
+const wrk = (...a: [string, string, number, string?, (number | number[])?]) =>
+  runWrk(seconds, ...a);
+const cores = navigator.hardwareConcurrency;
 const pgbench = (name: string, db: string, extra: string[], clients?: number) =>
   runPgbench(seconds, databaseUrl, name, db, extra, clients);
 const spawn = (args: string[], env: Record<string, string>) => spawnIn(args, env, root);
@@ -131,7 +134,7 @@ try {
 
   const countedLaunches = 200;
   const runs = [
-    ...["counted", "warmUp", "launch16", "launch64", "launchAll"],
+    ...["counted", "warmUp", "launch16", "launch64", "launchAll", "launchSplit"],
     ...["warmObs", "launchObs", "warm3", "launch3"],
   ];
   const toSign = countedLaunches + (runs.length - 1) * PER_RUN;
@@ -155,6 +158,7 @@ try {
     l16: await writeLaunchScript(tmp, "launch16", slice("launch16")),
     l64: await writeLaunchScript(tmp, "launch64", slice("launch64")),
     all: await writeLaunchScript(tmp, "launchAll", slice("launchAll")),
+    split: await writeLaunchScript(tmp, "launchSplit", slice("launchSplit")),
     warmObs: await writeLaunchScript(tmp, "warmObs", slice("warmObs")),
     obs: await writeLaunchScript(tmp, "launchObs", slice("launchObs")),
     warm3: await writeLaunchScript(tmp, "warm3", slice("warm3")),
@@ -232,10 +236,30 @@ try {
     ]
   ) {
     await maintain(bench);
-    multi.push(await wrk(name, url, 64, script));
+    multi.push(await wrk(name, url, 64, script, await treePids(parallel)));
   }
   const rssParallel = await peakRssTree(parallel);
   await stop(parallel);
+  // Once more with one process's pool split between the processes: as many database
+  // connections as the single process had, to tell the processes' cost from the connections'.
+  const perProcess = Math.max(1, Math.floor(Number(poolSize ?? 10) / cores));
+  const split = spawn(
+    ["run", "-A", "server/serve.ts", "--host", "127.0.0.1", "--port", String(parallelPort)],
+    { ...env, DATABASE_POOL_SIZE: String(perProcess) },
+  );
+  children.push(split);
+  await waitFor(`${pbase}/readyz`);
+  await maintain(bench);
+  multi.push(
+    await wrk(
+      `launch, all cores, ${perProcess} connections each`,
+      `${pbase}/portal/api/auth/app/bench`,
+      64,
+      launchLua.split,
+      await treePids(split),
+    ),
+  );
+  await stop(split);
 
   // Observability on: the single process with OpenTelemetry exporting and /metrics served.
   const observedService = await startObserved(root, env);
@@ -272,7 +296,9 @@ try {
     ]
   ) {
     await maintain(bench);
-    scaled.push(await wrk(name, `${scaledOut.base}${path}`, 64, script));
+    scaled.push(
+      await wrk(name, `${scaledOut.base}${path}`, 64, script, await treePids(scaledOut.processes)),
+    );
   }
   const rssScaled = await peakRssTree(scaledOut.processes);
   await scaledOut.stop();

@@ -71,12 +71,19 @@ export async function peakRss(child: Deno.ChildProcess): Promise<number> {
 
 /** The sum of the peak resident memory of a running child and of its own children, in MB. */
 export async function peakRssTree(child: Deno.ChildProcess): Promise<number> {
+  let sum = 0;
+  for (const pid of await treePids(child)) {
+    sum += parsePeakRssMb(await Deno.readTextFile(`/proc/${pid}/status`));
+  }
+  return sum;
+}
+
+/** The pids of a running child and of its own children (e.g. `deno task serve`'s processes). */
+export async function treePids(child: Deno.ChildProcess): Promise<number[]> {
   const pids = [child.pid];
   for await (const task of Deno.readDir(`/proc/${child.pid}/task`)) {
     const text = await Deno.readTextFile(`/proc/${child.pid}/task/${task.name}/children`);
     pids.push(...text.split(" ").filter(Boolean).map(Number));
   }
-  let sum = 0;
-  for (const pid of pids) sum += parsePeakRssMb(await Deno.readTextFile(`/proc/${pid}/status`));
-  return sum;
+  return pids;
 }

@@ -80,6 +80,9 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     wrkRow(getPage, ratioText(getPage.requestsPerSecond, tps, "TPC-B")),
     wrkRow(m.multi[0], ratioText(m.multi[0].requestsPerSecond, l64.requestsPerSecond, "one")),
     wrkRow(m.multi[1], ratioText(m.multi[1].requestsPerSecond, getOne.requestsPerSecond, "one")),
+    ...m.multi.slice(2).map((r) =>
+      wrkRow(r, ratioText(r.requestsPerSecond, l64.requestsPerSecond, "one"))
+    ),
     wrkRow(m.observed[0], ratioText(m.observed[0].requestsPerSecond, l64.requestsPerSecond, "off")),
     wrkRow(
       m.observed[1],

@@ -48,6 +48,24 @@ export async function processCpuSeconds(pid: number): Promise<number> {
   return parseCpuSeconds(await Deno.readTextFile(`/proc/${pid}/stat`));
 }
 
+/**
+ * The machine's CPU time so far from the text of /proc/stat (its first, `cpu`, line): busy and
+ * total jiffies over all cores. Busy is everything but idle and iowait.
+ */
+export function parseMachineCpu(stat: string): { busy: number; total: number } {
+  const line = stat.split("\n").find((l) => l.startsWith("cpu "));
+  if (!line) throw new Error("no cpu line in /proc/stat");
+  const v = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already in user and nice)
+  const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - v[3] - v[4], total };
+}
+
+/** The machine's busy and total CPU time so far (see parseMachineCpu). */
+export async function machineCpu(): Promise<{ busy: number; total: number }> {
+  return parseMachineCpu(await Deno.readTextFile("/proc/stat"));
+}
+
 /** CPU seconds of the children a process has waited for (cutime + cstime). */
 export function parseChildCpuSeconds(stat: string, ticks = 100): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

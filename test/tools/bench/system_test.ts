@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   parseChildCpuSeconds,
   parseCpuSeconds,
+  parseMachineCpu,
   parsePeakRssMb,
   parsePgbench,
   ratioText,
@@ -46,4 +47,11 @@ Deno.test("parseCpuSeconds adds utime and stime, even with spaces in the name", 
   assert.equal(parseCpuSeconds(stat), 3);
   assert.equal(parseCpuSeconds(stat, 1000), 0.3);
   assert.equal(parseChildCpuSeconds(stat), 0.2, "cutime 20 + cstime 0");
+});
+
+Deno.test("parseMachineCpu counts all but idle and iowait as busy", () => {
+  const stat = "cpu  100 5 50 800 40 3 2 0 7 0\ncpu0 50 2 25 400 20 1 1 0 0 0\nintr 1\n";
+  // busy = user + nice + system + irq + softirq + steal; guest (7) is already in user.
+  assert.deepEqual(parseMachineCpu(stat), { busy: 160, total: 1000 });
+  assert.throws(() => parseMachineCpu("intr 1\n"), /no cpu line/);
 });
