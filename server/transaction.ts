@@ -1,9 +1,10 @@
 /**
  * Every write goes through here: `inTransaction` (BEGIN … COMMIT) or `inStatement` (one
  * statement that commits on its own, such as the launch's single call). The work says what it
- * did on `after` (callback events written, apps or API clients changed); what that means for
- * this process (wake its delivery worker, forget cached apps or clients) runs only once the
- * write has committed, and never when it failed. No caller runs those effects by hand.
+ * did on `after` (callback events written, mail queued, apps or API clients changed); what that
+ * means for this process (wake its delivery or mail worker, forget cached apps or clients) runs
+ * only once the write has committed, and never when it failed. No caller runs those effects by
+ * hand.
  */
 import type { Tx } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
@@ -13,6 +14,7 @@ export class AfterCommit {
   #events = 0;
   #apps = false;
   #clients = new Set<number>();
+  #mail = false;
 
   /** `count` callback events were written: the delivery worker is woken (when count > 0). */
   callbackEventsWritten(count: number): void {
@@ -29,9 +31,15 @@ export class AfterCommit {
     this.#clients.add(clientDbId);
   }
 
+  /** A mail was queued in the outbox: the mail worker is woken. */
+  mailQueued(): void {
+    this.#mail = true;
+  }
+
   /** Runs the effects (after a commit). */
   run(deps: Deps): void {
     if (this.#events > 0) deps.deliveries.wake();
+    if (this.#mail) deps.mail?.wake();
     if (this.#apps) deps.apps.clear();
     for (const id of this.#clients) deps.auth.forgetClient(id);
   }

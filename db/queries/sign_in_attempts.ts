@@ -22,7 +22,7 @@ export interface AttemptPolicy {
 
 /**
  * Reserves an attempt for (account, address): counts it as a failure until `forgetAttempts` or
- * `giveBackAttempt`, and sets when the next one may be made (`delaySeconds(failures)` from now).
+ * `giveBackAttempt`, and sets when the next one may be made (the delay the comment below gives).
  * Returns the reservation, or null when an attempt is not allowed yet, with how many
  * milliseconds to wait. Rows idle for `windowSeconds` start again from zero.
  */

@@ -143,7 +143,7 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/{id}/events",
       tags,
-      operationId: "listSessionEvents",
+      operationId: "listSessionCallbackEvents",
       summary: "The session's callback events, newest first, with their delivery attempts",
       security: security("sessions:read"),
       middleware: [read] as const,

@@ -9,9 +9,8 @@
  * none mails one link per agent of the e-mail (each resets only its own account and names its
  * organization when there are several), so the answer never depends on how many there are.
  */
-import type { Tx } from "../../db/mod.ts";
-import { inTransaction } from "../transaction.ts";
-import { enqueueMail } from "../../db/queries/mail_outbox.ts";
+import { inTransaction, type Write } from "../transaction.ts";
+import { queueMail } from "../mail/queue.ts";
 import {
   insertReset,
   liveReset,
@@ -123,16 +122,15 @@ async function requestOnce(deps: Deps, r: ResetRequest): Promise<ResetRequestRes
   if (users.length === 0) return { kind: "sent" };
   // The organization is named when it tells the links apart, or when the request named it.
   const named = r.role === "agent" && (users.length > 1 || organization !== null);
-  await inTransaction(deps, async ({ tx }) => {
-    for (const user of users) await storeLink(tx, deps, r.linkBase, user, named);
+  await inTransaction(deps, async (w) => {
+    for (const user of users) await storeLink(w, deps, r.linkBase, user, named);
   });
-  deps.mail?.wake();
   return { kind: "sent" };
 }
 
 /** Stores a new link for `user` and queues its mail. */
 async function storeLink(
-  tx: Tx,
+  w: Write,
   deps: Deps,
   linkBase: string,
   user: ResetAccount,
@@ -140,14 +138,14 @@ async function storeLink(
 ): Promise<void> {
   const token = encodeBase64Url(randomBytes(32));
   const minutes = deps.config.passwordResetTtlMinutes;
-  await insertReset(tx, {
+  await insertReset(w.tx, {
     tokenHash: sha256(token),
     userId: user.id,
     passwordFingerprint: fingerprint(user.passwordHash),
     expiresAt: new Date(Date.now() + minutes * 60_000),
   });
   const organization = nameOrganization ? user.organizationName : undefined;
-  await enqueueMail(tx, resetMail(user, `${linkBase}/${token}`, minutes, organization));
+  await queueMail(w, resetMail(user, `${linkBase}/${token}`, minutes, organization));
 }
 
 /** The account of a live link (for the new-password form), or null when it is not usable. */
@@ -192,7 +190,8 @@ export async function resetPassword(
 ): Promise<ResetResult> {
   const tokenHash = sha256(r.token);
   const login = newLoginToken(r.loginHours);
-  const result = await inTransaction(deps, async ({ tx }): Promise<ResetResult> => {
+  const result = await inTransaction(deps, async (w): Promise<ResetResult> => {
+    const tx = w.tx;
     const found = await liveReset(tx, tokenHash, r.role, true);
     if (!found || found.passwordFingerprint !== fingerprint(found.passwordHash)) {
       return { kind: "invalid_link" };
@@ -210,9 +209,8 @@ export async function resetPassword(
       expiresAt: login.expiresAt,
       kind: r.role === "admin" ? "admin" : "portal",
     });
-    await enqueueMail(tx, passwordChangedMail(found));
+    await queueMail(w, passwordChangedMail(found));
     return { kind: "ok", loginToken: login.token };
   });
-  if (result.kind === "ok") deps.mail?.wake();
   return result;
 }

@@ -18,7 +18,7 @@ import {
   remotesOfSession,
 } from "../../db/queries/remote.ts";
 import { insertSessionEvent, type SessionEventKind } from "../../db/queries/portal.ts";
-import { enqueueMail } from "../../db/queries/mail_outbox.ts";
+import { queueMail } from "../mail/queue.ts";
 import type { Deps } from "../deps.ts";
 import { emitCallbackEvents } from "../callbacks/events.ts";
 import { inTransaction, type Write } from "../transaction.ts";
@@ -158,12 +158,11 @@ export async function mailInvitation(
 ): Promise<void> {
   const { joinUrl, code } = await openInvitation(deps, row);
   await inTransaction(deps, async (w) => {
-    await enqueueMail(
-      w.tx,
+    await queueMail(
+      w,
       inviteMail(to, { joinUrl, code, agent: row.agentName, expiresAt: row.expiresAt }),
     );
   });
-  deps.mail?.wake();
 }
 
 /** The customer's device joins (first device only): false when another device holds it. */

@@ -21,3 +21,23 @@ export function uniqueId(prefix = "u"): string {
   counter += 1;
   return `${prefix}${counter}${crypto.randomUUID().slice(0, 6).replaceAll("-", "")}`;
 }
+
+/** How many times `target[method]` is called while `work` runs (the calls still go through). */
+export async function callsDuring<K extends string>(
+  target: { [k in K]: () => void },
+  method: K,
+  work: () => Promise<unknown>,
+): Promise<number> {
+  const original = target[method];
+  let n = 0;
+  target[method] = () => {
+    n++;
+    original.call(target);
+  };
+  try {
+    await work();
+  } finally {
+    target[method] = original;
+  }
+  return n;
+}

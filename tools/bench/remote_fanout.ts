@@ -11,6 +11,7 @@
  * (`candidate:<µs> 1 udp 1 127.0.0.1 9 typ host`), and the other side's socket times each
  * arrival. The first `warmUpMs` are not counted.
  */
+import { SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 import { sha256 } from "../../server/crypto/hashing.ts";
 import { signLaunch } from "../../test/helpers/launch.ts";
 import { launchPayload } from "../../test/helpers/payload.ts";
@@ -66,7 +67,7 @@ export async function preparePair(
   const launch = await fetch(`${a}/portal/api/auth/app/${app.appName}`, {
     method: "POST",
     headers: { Accept: "text/html" },
-    body: new URLSearchParams({ signed_request: signed }),
+    body: new URLSearchParams({ [SIGNED_REQUEST_FIELD]: signed }),
     redirect: "manual",
   });
   await launch.body?.cancel();

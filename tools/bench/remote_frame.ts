@@ -10,6 +10,7 @@
  * performance.now()` taken in the pages: one machine, one clock. Candidates are host ones on
  * loopback (the service runs with REMOTE_ICE_ADDRESSES=127.0.0.1).
  */
+import { SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 import type { Browser, Page } from "playwright-core";
 import { customerShares, launchWebRtcChromium } from "../../test/helpers/remote.ts";
 import { signLaunch, type TestApp } from "../../test/helpers/launch.ts";
@@ -50,7 +51,7 @@ async function landAgent(page: Page, base: string, app: TestApp, n: string): Pro
   await page.goto(`${base}/healthz`);
   await page.setContent(
     `<form method="post" action="${base}/portal/api/auth/app/${app.appName}">` +
-      `<input name="signed_request" value="${signed}"></form>`,
+      `<input name="${SIGNED_REQUEST_FIELD}" value="${signed}"></form>`,
   );
   await Promise.all([
     page.waitForURL(/\/portal\/sessions\/\d+\/remote/),

@@ -261,7 +261,7 @@ export function AppFormView(
           label="Callback URL"
           value={f.callbackUrl}
           errors={errors}
-          hint="Where session events are sent, e.g. https://crm.example.com/hooks/{referenceId}. Empty: no callbacks. {referenceId}, {webhookId} and, for the CRM connector, {instanceUrl} (only at the start: {instanceUrl}/path) are replaced."
+          hint="Where callback events are sent, e.g. https://crm.example.com/hooks/{referenceId}. Empty: no callbacks. {referenceId}, {webhookId} and, for the CRM connector, {instanceUrl} (only at the start: {instanceUrl}/path) are replaced."
         />
         <Field
           name="callbackMethod"

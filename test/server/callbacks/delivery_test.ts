@@ -261,12 +261,12 @@ for (const [backend, fixture] of callbackFixtures(backends)) {
       const foreign = await f.svc.api("POST", `/api/v1/deliveries/${otherId}/redeliver`, token);
       assert.equal(foreign.status, 404, "another app's event is not found");
       await foreign.body?.cancel();
-      const sessionEvents = await f.svc.api(
+      const callbackEvents = await f.svc.api(
         "GET",
         `/api/v1/sessions/${a.sessionId}/events`,
         token,
       );
-      assert.equal((await sessionEvents.json()).items[0].webhookId, own.items[0].webhookId);
+      assert.equal((await callbackEvents.json()).items[0].webhookId, own.items[0].webhookId);
     }),
   );
 }

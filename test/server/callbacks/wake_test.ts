@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
-import { uniqueId } from "../../helpers/shared.ts";
+import { callsDuring, uniqueId } from "../../helpers/shared.ts";
 import { signLaunch } from "../../helpers/launch.ts";
 import { type Json, launchPayload } from "../../helpers/payload.ts";
 import { CALLBACK_ENV, callbackFixtures, startCrmServer, withCrm } from "./fixture.ts";
@@ -24,22 +24,9 @@ const fixtures = callbackFixtures(backends, { CALLBACK_POLL_MS: "60000" });
 /** Well under the poll: only a wake-up delivers this fast. */
 const SOON_MS = 8_000;
 
-/** Counts the worker's wake-ups of `deps` while `work` runs. */
-async function wakesDuring(deps: Deps, work: () => Promise<unknown>): Promise<number> {
-  const worker = deps.deliveries;
-  const wake = worker.wake;
-  let n = 0;
-  worker.wake = () => {
-    n++;
-    wake.call(worker);
-  };
-  try {
-    await work();
-  } finally {
-    worker.wake = wake;
-  }
-  return n;
-}
+/** Counts the wake-ups of the worker of `deps` while `work` runs. */
+const wakesDuring = (deps: Deps, work: () => Promise<unknown>) =>
+  callsDuring(deps.deliveries, "wake", work);
 
 for (const backend of backends) {
   const fixture = fixtures.get(backend)!;

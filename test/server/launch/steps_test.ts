@@ -18,6 +18,7 @@ import { type FreshnessOutcome, replayed } from "../../../server/launch/freshnes
 import { launchRoutes } from "../../../server/launch/routes.ts";
 import {
   answerFailure,
+  checkOrigin,
   countFailure,
   countUnknownApp,
   findApp,
@@ -38,6 +39,45 @@ import { uniqueId } from "../../helpers/shared.ts";
 import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const config = loadConfig({ PUBLIC_URL: "http://portal.test" });
+
+Deno.test("step checkOrigin: the app's origins and the portal's pass, a foreign one is 403", () => {
+  const app = {
+    id: 1,
+    appName: "crm",
+    enabled: true,
+    authType: "signed_request",
+    apiKeySealed: null,
+    consumerSecretSealed: null,
+    apiKeyPreviousSealed: null,
+    consumerSecretPreviousSealed: null,
+    previousKeyExpiresAt: null,
+    frameAncestors: ["https://host.test", "https://*.crm.test"],
+    replayProtection: "required",
+    maxAgeSeconds: 300,
+    implementor: "default",
+  } as const;
+  const allowed = [
+    undefined,
+    "null",
+    "https://host.test",
+    "https://eu.crm.test",
+    "http://portal.test",
+  ];
+  for (const origin of allowed) {
+    checkOrigin(config, { ...app, frameAncestors: [...app.frameAncestors] }, origin);
+  }
+  // An app with no allowed origins is not checked (it has nothing to check against).
+  checkOrigin(config, { ...app, frameAncestors: [] }, "https://evil.test");
+  for (const origin of ["https://evil.test", "http://host.test", "https://host.test.evil.test"]) {
+    assert.throws(
+      () => checkOrigin(config, { ...app, frameAncestors: [...app.frameAncestors] }, origin),
+      (err: unknown) =>
+        err instanceof AppError && err.status === 403 && err.code === "origin_not_allowed" &&
+        err.message.includes(origin),
+      origin,
+    );
+  }
+});
 
 /** Answers one request with `step` in a bare app whose errors go through the service's handler. */
 async function answer(
