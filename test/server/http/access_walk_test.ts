@@ -45,6 +45,9 @@ Deno.test("access walk: every route without a cookie is public, 401 or sign-in",
   assert.ok(report.checked > 150, `walked ${report.checked} requests`);
   assert.ok(report.publicRoutes.includes("POST /portal/api/auth/app/:app_name"), "the launch");
   assert.ok(report.publicRoutes.includes("GET /admin/login"), "the admin sign-in");
+  // Every admin screen is walked and none is public, the sessions list among them.
+  assert.ok(svc.app.routes.some((r) => r.method === "GET" && r.path === "/admin/sessions"));
+  assert.ok(!report.publicRoutes.some((r) => r.startsWith("GET /admin/sessions")));
 });
 
 Deno.test("access walk: a route registered without a guard is reported", async () => {
