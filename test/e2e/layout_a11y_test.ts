@@ -197,6 +197,7 @@ Deno.test("accessibility: every admin screen and the API reference", opts, async
     "/admin/apps/crm/deliveries",
     "/admin/users",
     "/admin/teams",
+    "/admin/sessions",
     "/admin/organizations",
     "/admin/field-settings",
     "/admin/custom-fields",

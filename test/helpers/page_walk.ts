@@ -189,6 +189,7 @@ export async function startWalk(): Promise<Walk> {
       "/admin/apps/crm/try-launch",
       "/admin/users",
       "/admin/teams",
+      "/admin/sessions",
       "/admin/organizations",
       "/admin/field-settings",
       "/admin/custom-fields",

@@ -34,6 +34,7 @@ const SECTIONS: [string, string, string][] = [
   ["guided-paths", "/admin/guided-paths", "Guided paths"],
   ["users", "/admin/users", "Users"],
   ["teams", "/admin/teams", "Teams"],
+  ["sessions", "/admin/sessions", "Sessions"],
   ["launch-log", "/admin/launches", "Launch log"],
   ["inspector", "/admin/inspector", "Inspector"],
 ];

@@ -1,6 +1,6 @@
 /**
  * The organization pickers of the admin screens: the `?organization=<slug>` filter of the apps,
- * users and teams lists, and the labelled select of the forms that put something in one.
+ * users, teams and sessions lists, and the labelled select of the forms that put something in one.
  */
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";

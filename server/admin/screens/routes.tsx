@@ -1,7 +1,7 @@
 /**
  * The administrators' screens under /admin: sign-in, then apps, organizations, field settings,
- * custom fields, guided paths, users, teams, the launch log, the signed-request inspector and Try
- * launch, each group a sub-app of its own file. Server-rendered forms that work without
+ * custom fields, guided paths, users, teams, sessions, the launch log, the signed-request inspector
+ * and Try launch, each group a sub-app of its own file. Server-rendered forms that work without
  * JavaScript; every POST carries the session's CSRF token. Access fails closed: the guard below
  * runs before every route and refuses a request without an administrator's login unless
  * server/http/public_routes.ts lists it.
@@ -34,6 +34,7 @@ import { launchLogScreens } from "./launch_log_screens.tsx";
 import { organizationsScreens } from "./organizations_screens.tsx";
 import { adminPage, Banner, type Errors, Field } from "./layout.tsx";
 import { currentAdmin } from "./session.ts";
+import { sessionsScreens } from "./sessions_screens.tsx";
 import { teamsScreens } from "./teams_screens.tsx";
 import { tryLaunchScreens } from "./try_launch_screens.tsx";
 import { usersScreens } from "./users_screens.tsx";
@@ -209,6 +210,7 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
   app.route("/", guidedPathsScreens(deps));
   app.route("/", usersScreens(deps));
   app.route("/", teamsScreens(deps));
+  app.route("/", sessionsScreens(deps));
   app.route("/", launchLogScreens(deps));
   app.route("/", inspectorScreens(deps));
 

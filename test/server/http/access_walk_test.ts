@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { pglite } from "../../helpers/db.ts";
+import { type Backend, backends, pglite } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture } from "../../helpers/shared.ts";
 import { createTestApp, launchOk, signLaunch, type TestApp } from "../../helpers/launch.ts";
@@ -23,16 +23,23 @@ const FAMILIES: SignInFamily[] = [
 ];
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-const fixture = sharedFixture(async () => {
-  const svc = await startTestService(pglite, {
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-  });
-  const app = await createTestApp(svc, await svc.adminToken(), "walk", {
-    frameAncestors: ["https://host.test"],
-  });
-  return { svc, app };
-}, ({ svc }: { svc: TestService }) => svc.close());
+/** A service on `backend` with an app framed by https://host.test, shared by this file's tests. */
+function serviceOn(backend: Backend): () => Promise<{ svc: TestService; app: TestApp }> {
+  return sharedFixture(async () => {
+    const svc = await startTestService(backend, {
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    });
+    const app = await createTestApp(svc, await svc.adminToken(), "walk", {
+      frameAncestors: ["https://host.test"],
+    });
+    return { svc, app };
+  }, ({ svc }) => svc.close());
+}
+
+/** One service per backend, started on first use; most tests use PGlite's. */
+const services = new Map(backends.map((backend) => [backend, serviceOn(backend)]));
+const fixture = services.get(pglite) ?? serviceOn(pglite);
 
 Deno.test("access walk: every route without a cookie is public, 401 or sign-in", opts, async () => {
   const { svc } = await fixture();
@@ -45,6 +52,9 @@ Deno.test("access walk: every route without a cookie is public, 401 or sign-in",
   assert.ok(report.checked > 150, `walked ${report.checked} requests`);
   assert.ok(report.publicRoutes.includes("POST /portal/api/auth/app/:app_name"), "the launch");
   assert.ok(report.publicRoutes.includes("GET /admin/login"), "the admin sign-in");
+  // Every admin screen is walked and none is public, the sessions list among them.
+  assert.ok(svc.app.routes.some((r) => r.method === "GET" && r.path === "/admin/sessions"));
+  assert.ok(!report.publicRoutes.some((r) => r.startsWith("GET /admin/sessions")));
 });
 
 Deno.test("access walk: a route registered without a guard is reported", async () => {
@@ -140,44 +150,50 @@ Deno.test("portal access: session actions answer a JSON client 401 JSON", opts, 
   }
 });
 
-Deno.test(
-  "portal access: a cookie-less session page in a frame is cookies_blocked, naming no origin",
-  opts,
-  async () => {
-    const { svc, app } = await fixture();
-    const { screen, launchId } = await launched(svc, app);
-    const framed = { Accept: "text/html", "Sec-Fetch-Dest": "iframe" };
-    const res = await svc.request(`${screen}?launch=${launchId}`, { headers: framed });
-    assert.equal(res.status, 401);
-    assert.match(res.headers.get("Content-Security-Policy")!, /; frame-ancestors \*$/);
-    const page = await res.text();
-    assert.match(page, /cookies_blocked/);
-    assert.doesNotMatch(page, /host\.test/, "the app's origins are not listed");
-    // The unauthenticated probe: a fresh (session, launch) pair and any other answer alike.
-    const other = await svc.request(`${screen}?launch=${launchId + 1000}`, { headers: framed });
-    assert.equal(other.status, 401);
-    // The same page but for its nonce and the ids it quotes (the request's own, the query's).
-    const strip = (html: string) =>
-      html.replace(/nonce="[^"]+"/g, "").replace(
-        /<dl class="kv" data-testid="quoted-ids">.*?<\/dl>/,
-        "",
-      );
-    assert.equal(strip(await other.text()), strip(page), "the same page");
-    const tops: Record<string, string>[] = [{ Accept: "text/html" }, {
-      "Sec-Fetch-Dest": "document",
-    }];
-    for (const headers of tops) {
-      const top = await svc.request(`${screen}?launch=${launchId}`, { headers });
-      await top.body?.cancel();
-      assert.equal(top.status, 303, "a top-level visit without a login always gets sign-in");
-    }
-    const withCookie = await svc.request(`${screen}?launch=${launchId}`, {
-      headers: { ...framed, Cookie: "portal_login=stale" },
-    });
-    await withCookie.body?.cancel();
-    assert.equal(withCookie.status, 303, "a stale cookie means signed out, not blocked cookies");
-  },
-);
+const COOKIES_BLOCKED =
+  "portal access: a cookie-less session page in a frame is cookies_blocked, naming no origin";
+
+// The unauthenticated probe (issue 32 item 7), on every backend (PostgreSQL: TEST_DATABASE_URL).
+for (const [backend, service] of services) {
+  Deno.test(
+    `${COOKIES_BLOCKED} [${backend.name}]`,
+    opts,
+    async () => {
+      const { svc, app } = await service();
+      const { screen, launchId } = await launched(svc, app);
+      const framed = { Accept: "text/html", "Sec-Fetch-Dest": "iframe" };
+      const res = await svc.request(`${screen}?launch=${launchId}`, { headers: framed });
+      assert.equal(res.status, 401);
+      assert.match(res.headers.get("Content-Security-Policy")!, /; frame-ancestors \*$/);
+      const page = await res.text();
+      assert.match(page, /cookies_blocked/);
+      assert.doesNotMatch(page, /host\.test/, "the app's origins are not listed");
+      // The unauthenticated probe: a fresh (session, launch) pair and any other answer alike.
+      const other = await svc.request(`${screen}?launch=${launchId + 1000}`, { headers: framed });
+      assert.equal(other.status, 401);
+      // The same page but for its nonce and the ids it quotes (the request's own, the query's).
+      const strip = (html: string) =>
+        html.replace(/nonce="[^"]+"/g, "").replace(
+          /<dl class="kv" data-testid="quoted-ids">.*?<\/dl>/,
+          "",
+        );
+      assert.equal(strip(await other.text()), strip(page), "the same page");
+      const tops: Record<string, string>[] = [{ Accept: "text/html" }, {
+        "Sec-Fetch-Dest": "document",
+      }];
+      for (const headers of tops) {
+        const top = await svc.request(`${screen}?launch=${launchId}`, { headers });
+        await top.body?.cancel();
+        assert.equal(top.status, 303, "a top-level visit without a login always gets sign-in");
+      }
+      const withCookie = await svc.request(`${screen}?launch=${launchId}`, {
+        headers: { ...framed, Cookie: "portal_login=stale" },
+      });
+      await withCookie.body?.cancel();
+      assert.equal(withCookie.status, 303, "a stale cookie means signed out, not blocked cookies");
+    },
+  );
+}
 
 Deno.test("admin access: a JSON client gets 401 JSON, a browser the sign-in", opts, async () => {
   const { svc } = await fixture();
