@@ -114,7 +114,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
   for (const r of [m.tpcb, m.selectOnly, ...m.databaseLimit]) {
     notes.push(`${r.name} (${r.clients} connections): ${pgCpuNotes.get(r)}.`);
   }
-  for (const r of [...m.single, ...m.observed]) {
+  for (const r of [...m.single, ...m.multi, ...m.observed, ...m.scaled]) {
     const note = cpuNotes.get(r);
     if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
   }
