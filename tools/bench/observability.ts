@@ -15,10 +15,14 @@ export interface ObservedService {
   stop(): Promise<void>;
 }
 
-/** Starts the receiver, then the service of `env` with observability on, on a free port. */
+/**
+ * Starts the receiver, then the service of `env` with observability on, on a free port (with
+ * `cpuProfDir`, V8 writes its CPU profile there when it stops).
+ */
 export async function startObserved(
   root: string,
   env: Record<string, string>,
+  cpuProfDir?: string,
 ): Promise<ObservedService> {
   const receiverPort = freePort();
   const receiver = spawn(["run", "-A", "tools/bench/otlp_receiver.ts"], {
@@ -30,14 +34,19 @@ export async function startObserved(
   const port = freePort();
   try {
     await waitFor(`${receiverUrl}/stats`);
-    server = await startServer(root, {
-      ...env,
-      OTEL_DENO: "true",
-      OTEL_SERVICE_NAME: "portal-launcher-bench",
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
-      // The default protocol (http/protobuf) and export intervals: as in production.
-      METRICS_PORT: String(metricsPort),
-    }, port);
+    server = await startServer(
+      root,
+      {
+        ...env,
+        OTEL_DENO: "true",
+        OTEL_SERVICE_NAME: "portal-launcher-bench",
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+        // The default protocol (http/protobuf) and export intervals: as in production.
+        METRICS_PORT: String(metricsPort),
+      },
+      port,
+      cpuProfDir,
+    );
   } catch (err) {
     await stop(receiver);
     throw err;

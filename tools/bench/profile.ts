@@ -1,6 +1,6 @@
 /**
  * `deno task bench-profile [--case launch|get|token|drain] [--seconds N] [--root DIR]
- * [--keep FILE]`: where the server's CPU goes per request. Starts the service (of this
+ * [--keep FILE] [--observability]`: where the server's CPU goes per request. Starts the service (of this
  * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
  * fresh bench database with the bench's data and realistic app config, drives 64 connections at
  * it with wrk (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, or
@@ -8,7 +8,8 @@
  * "request" is then one delivered event), and prints the top functions and areas of the code by
  * self time per request, counted only during the load run. Writes
  * tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to FILE, which
- * Chrome DevTools opens).
+ * Chrome DevTools opens). With --observability the service runs as the bench's "observability
+ * on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served).
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
@@ -22,6 +23,7 @@ import {
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
 import { cpuCosts, wrk } from "./load.ts";
 import { drain } from "./drain.ts";
+import { startObserved } from "./observability.ts";
 import { freePort, stop } from "./processes.ts";
 
 const arg = (name: string) => {
@@ -30,6 +32,8 @@ const arg = (name: string) => {
 };
 const seconds = Number(arg("--seconds") ?? 10);
 const which = arg("--case") ?? "launch";
+// --observability: the service as the bench's "observability on" cases run it.
+const observed = Deno.args.includes("--observability");
 if (!["launch", "get", "token", "drain"].includes(which)) {
   throw new Error("--case is launch, get, token or drain");
 }
@@ -44,21 +48,24 @@ const benchUrl = new URL(databaseUrl);
 benchUrl.pathname = `/${dbName}`;
 const tmp = await Deno.makeTempDir({ prefix: "pl-profile-" });
 const children: Deno.ChildProcess[] = [];
+let stopObserved: (() => Promise<void>) | undefined;
 try {
   console.log(`Profile of ${which}: ${seconds} s, server from ${serverRoot}`);
   await admin.unsafe(`create database ${dbName}`);
   const receiver = await startReceiver(root);
   children.push(receiver.child);
 
-  const port = freePort();
-  const server = await startServer(
-    serverRoot,
-    serviceEnv(benchUrl.href, tmp),
-    port,
-    `${tmp}/prof`,
-  );
+  let server: Deno.ChildProcess, base: string;
+  if (observed) {
+    const service = await startObserved(serverRoot, serviceEnv(benchUrl.href, tmp), `${tmp}/prof`);
+    [server, base] = [service.server, service.base];
+    stopObserved = service.stop;
+  } else {
+    const port = freePort();
+    server = await startServer(serverRoot, serviceEnv(benchUrl.href, tmp), port, `${tmp}/prof`);
+    base = `http://127.0.0.1:${port}`;
+  }
   children.push(server);
-  const base = `http://127.0.0.1:${port}`;
   const app = await createBenchApp(base, receiver.url);
   const bench = postgres(benchUrl.href, { max: 1, onnotice: () => {} });
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
@@ -71,7 +78,7 @@ try {
   const run = await start();
   const to = await profileClockNow();
   await bench.end();
-  await stop(server);
+  await (stopObserved ?? (() => stop(server)))();
 
   const [file] = [...Deno.readDirSync(`${tmp}/prof`)].filter((e) => e.name.endsWith(".cpuprofile"));
   if (!file) throw new Error("the server wrote no CPU profile");
@@ -81,7 +88,9 @@ try {
   const cpu = run.cpu;
   const perRequest = cpu.serverMs * 1000;
   const text = [
-    `Server: ${serverRoot}; ${which}, ${run.summary}. CPU per request: server ` +
+    `Server: ${serverRoot}${
+      observed ? " (observability on)" : ""
+    }; ${which}, ${run.summary}. CPU per request: server ` +
     `${cpu.serverMs.toFixed(3)} ms` +
     `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
     `${cpu.postgresMs.toFixed(3)} ms.`,
