@@ -48,7 +48,7 @@ export interface SessionChangeFacts {
  * session_callback_types decides them (the launch uses the same rule), each with `extra`.
  * Returns how many were written.
  */
-export async function insertSessionChangeEvents(
+export async function insertChangeCallbackEvents(
   tx: Tx,
   sessionId: number,
   c: SessionChangeFacts,

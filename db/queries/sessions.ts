@@ -129,7 +129,10 @@ export async function listSessionsJson(
   const [row] = await sql<{ items: string; fetched: number; lastId: number | null }[]>`
     with fetched as (
       select s.id
-      from sessions s join customers c on c.id = s.customer_id
+      from sessions s
+      ${
+    // The customer is joined only to filter by it: a page needs no customer row to pick ids.
+    f.customerExternalId ? sql`join customers c on c.id = s.customer_id` : sql``}
       where true
         ${f.appId !== undefined ? sql`and s.app_id = ${f.appId}` : sql``}
         ${

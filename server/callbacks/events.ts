@@ -8,7 +8,7 @@
  */
 import {
   insertCallbackEvents,
-  insertSessionChangeEvents,
+  insertChangeCallbackEvents,
   type SessionChangeFacts,
 } from "../../db/queries/callback_events.ts";
 import type { Write } from "../transaction.ts";
@@ -41,7 +41,7 @@ export async function emitChangeEvents(
   change: SessionChangeFacts,
   extra: Record<string, unknown>,
 ): Promise<number> {
-  const written = await insertSessionChangeEvents(
+  const written = await insertChangeCallbackEvents(
     w.tx,
     sessionId,
     change,

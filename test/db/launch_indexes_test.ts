@@ -1,5 +1,5 @@
 /**
- * The launch log's indexes after migration 00026 (docs/performance.md "Launch-table indexes"):
+ * The launch log's indexes after migration 00026 (tools/bench/results/history.md "launch-table indexes"):
  * the ones a launch writes, and the launch log's filters still read through an index, also in a
  * generic plan (the statement as db/queries/launch_log.ts sends it, captured from the driver).
  */

@@ -48,27 +48,33 @@ export async function startReceiver(
   return { child, url };
 }
 
-/** The V8 flags `deno task start` runs the service with, read from deno.json. */
-export async function startV8Flags(root: string): Promise<string[]> {
+/**
+ * The V8 flags `deno task start` runs the service with, read from deno.json; `override` (a
+ * `--v8-flags=` value) replaces them, to compare heap settings.
+ */
+export async function startV8Flags(root: string, override?: string): Promise<string[]> {
+  if (override !== undefined) return override ? [`--v8-flags=${override}`] : [];
   const tasks = JSON.parse(await Deno.readTextFile(`${root}deno.json`)).tasks;
   return (tasks.start.command as string).split(" ").filter((w) => w.startsWith("--v8-flags="));
 }
 
 /**
  * Starts `server/main.ts` of `root` on `port` as `deno task start` would; with `cpuProfDir`, V8
- * writes a CPU profile there when the process stops. Resolves once /readyz answers.
+ * writes a CPU profile there when the process stops; `v8Flags` replaces the start task's V8
+ * flags. Resolves once /readyz answers.
  */
 export async function startServer(
   root: string,
   env: Record<string, string>,
   port: number,
   cpuProfDir?: string,
+  v8Flags?: string,
 ): Promise<Deno.ChildProcess> {
   const server = spawn(
     [
       "run",
       "-A",
-      ...await startV8Flags(root),
+      ...await startV8Flags(root, v8Flags),
       ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
       "server/main.ts",
     ],

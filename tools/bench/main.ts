@@ -135,7 +135,7 @@ try {
   const countedLaunches = 200;
   const runs = [
     ...["counted", "warmUp", "launch16", "launch64", "launchAll", "launchSplit"],
-    ...["warmObs", "launchObs", "warm3", "launch3"],
+    ...["warmObs", "launchObs", "warm3", "launch3", "pairAll", "pairObs", "pair3"],
   ];
   const toSign = countedLaunches + (runs.length - 1) * PER_RUN;
   console.log(`signing ${toSign} distinct single-use launches ...`);
@@ -163,6 +163,9 @@ try {
     obs: await writeLaunchScript(tmp, "launchObs", slice("launchObs")),
     warm3: await writeLaunchScript(tmp, "warm3", slice("warm3")),
     scaled: await writeLaunchScript(tmp, "launch3", slice("launch3")),
+    pairAll: await writeLaunchScript(tmp, "pairAll", slice("pairAll")),
+    pairObs: await writeLaunchScript(tmp, "pairObs", slice("pairObs")),
+    pair3: await writeLaunchScript(tmp, "pair3", slice("pair3")),
   };
   // The database-limit case's inputs: as many as three launch runs use.
   console.log(`database limit: storing ${3 * PER_RUN} distinct launch_apply inputs ...`);
@@ -216,7 +219,28 @@ try {
   const clicks = await browserCases(base, token, BROWSER_LAUNCHES);
   const rssSingle = await peakRss(server);
   peaks.push(`browser ${rssSingle.toFixed(0)}`);
-  await stop(server);
+
+  // Each variant below (all cores, observability on, PgBouncer) is compared with the single
+  // process measured again right before it, not with its runs of minutes before: a shared
+  // host's speed drifts within a run. The single process stays up (idle) meanwhile.
+  const paired = async (what: string, script: string): Promise<WrkResult[]> => {
+    const runs: WrkResult[] = [];
+    for (
+      const [name, url, lua] of [
+        [`launch, one process, paired with ${what}`, launchUrl, script],
+        [
+          `GET /api/v1/sessions/:id, one process, paired with ${what}`,
+          `${base}/api/v1/sessions/1`,
+          sessionLua,
+        ],
+      ]
+    ) {
+      await maintain(bench);
+      runs.push(await wrk(name, url, 64, lua, pid));
+    }
+    return runs;
+  };
+  const pairedAll = await paired("all cores", launchLua.pairAll);
 
   // The same launch and REST runs on all cores.
   const parallelPort = freePort();
@@ -262,6 +286,7 @@ try {
   await stop(split);
 
   // Observability on: the single process with OpenTelemetry exporting and /metrics served.
+  const pairedObs = await paired("observability on", launchLua.pairObs);
   const observedService = await startObserved(root, env);
   cleanups.push(observedService.stop);
   // Warmed up as the single process was, so both are compared running, not starting.
@@ -285,6 +310,8 @@ try {
   await observedService.stop();
 
   // Scale-out: three processes behind PgBouncer (transaction mode).
+  const pairedScaled = await paired("PgBouncer", launchLua.pair3);
+  await stop(server);
   const scaledOut = await startScaledOut(root, env, benchUrl.href);
   cleanups.push(scaledOut.stop);
   await warmUp(scaledOut.base, launchLua.warm3);
@@ -313,6 +340,9 @@ try {
     );
   }
   await checkInputsSufficed(bench, 3 * PER_RUN);
+  // Baseline B again: a shared host's speed drifts, and every ratio above compares a case with
+  // baselines measured minutes before it (the verdict's first line says whether it held).
+  const tpcbEnd = await pgbench("pgbench TPC-B, again at the end", pgbenchDb, []);
   const [{ launches }] =
     await bench`select count(*) as launches from launches where outcome = 'ok'`;
   const [{ failed }] = await bench`select count(*) as failed from launches where outcome <> 'ok'`;
@@ -325,11 +355,13 @@ try {
     remote,
     hello: helloResult,
     tpcb,
+    tpcbEnd,
     selectOnly,
     single,
     drained,
     clicks,
     multi,
+    paired: { multi: pairedAll, observed: pairedObs, scaled: pairedScaled },
     observed,
     rssObserved,
     observedCheck,

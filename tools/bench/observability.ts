@@ -17,12 +17,14 @@ export interface ObservedService {
 
 /**
  * Starts the receiver, then the service of `env` with observability on, on a free port (with
- * `cpuProfDir`, V8 writes its CPU profile there when it stops).
+ * `cpuProfDir`, V8 writes its CPU profile there when it stops; `v8Flags` replaces the start
+ * task's V8 flags).
  */
 export async function startObserved(
   root: string,
   env: Record<string, string>,
   cpuProfDir?: string,
+  v8Flags?: string,
 ): Promise<ObservedService> {
   const receiverPort = freePort();
   const receiver = spawn(["run", "-A", "tools/bench/otlp_receiver.ts"], {
@@ -46,6 +48,7 @@ export async function startObserved(
       },
       port,
       cpuProfDir,
+      v8Flags,
     );
   } catch (err) {
     await stop(receiver);

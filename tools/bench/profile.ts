@@ -1,15 +1,20 @@
 /**
- * `deno task bench-profile [--case launch|get|token|drain] [--seconds N] [--root DIR]
- * [--keep FILE] [--observability]`: where the server's CPU goes per request. Starts the service (of this
- * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
- * fresh bench database with the bench's data and realistic app config, drives 64 connections at
- * it with wrk (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, or
- * token requests) or queues N × 2,000 callback events for its delivery worker to drain (a
- * "request" is then one delivered event), and prints the top functions and areas of the code by
- * self time per request, counted only during the load run. Writes
- * tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to FILE, which
- * Chrome DevTools opens). With --observability the service runs as the bench's "observability
- * on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served).
+ * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--root DIR]
+ * [--keep FILE] [--observability] [--plain] [--v8-flags FLAGS] [--env NAME=VALUE ...]`: where the
+ * server's CPU goes per request. Starts the service (of this repository, or of the checkout DIR,
+ * to compare with an older version) with `--cpu-prof` on a fresh bench database with the bench's
+ * data and realistic app config, drives 64 connections at it with wrk (distinct single-use
+ * launches, `GET /api/v1/sessions/:id` of random sessions, the list page
+ * `GET /api/v1/sessions?status=open&limit=50`, or token requests) or queues N × 2,000 callback
+ * events for its delivery worker to drain (a "request" is then one delivered event), and prints
+ * the top functions and areas of the code by self time per request, counted only during the load
+ * run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to
+ * FILE, which Chrome DevTools opens). With --observability the service runs as the bench's
+ * "observability on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served).
+ * `--plain` runs the same load without the profiler (whose own cost inflates the CPU figures
+ * about twofold) and prints only the CPU per request, throughput and peak RSS: the way to compare
+ * two variants, such as V8 heap flags (`--v8-flags`, replacing the start task's) or service
+ * settings (`--env`).
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
@@ -24,7 +29,7 @@ import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from ".
 import { cpuCosts, wrk } from "./load.ts";
 import { drain } from "./drain.ts";
 import { startObserved } from "./observability.ts";
-import { freePort, stop } from "./processes.ts";
+import { freePort, peakRss, stop } from "./processes.ts";
 
 const arg = (name: string) => {
   const i = Deno.args.indexOf(name);
@@ -34,8 +39,14 @@ const seconds = Number(arg("--seconds") ?? 10);
 const which = arg("--case") ?? "launch";
 // --observability: the service as the bench's "observability on" cases run it.
 const observed = Deno.args.includes("--observability");
-if (!["launch", "get", "token", "drain"].includes(which)) {
-  throw new Error("--case is launch, get, token or drain");
+// --plain: no profiler; --v8-flags: instead of the start task's; --env NAME=VALUE: added.
+const plain = Deno.args.includes("--plain");
+const v8Flags = arg("--v8-flags");
+const extraEnv: Record<string, string> = Object.fromEntries(
+  Deno.args.flatMap((a, i) => Deno.args[i - 1] === "--env" ? [a.split(/=(.*)/s, 2)] : []),
+);
+if (!["launch", "get", "page", "token", "drain"].includes(which)) {
+  throw new Error("--case is launch, get, page, token or drain");
 }
 const root = new URL("../../", import.meta.url).pathname;
 const serverRoot = arg("--root") ? `${Deno.realPathSync(arg("--root")!)}/` : root;
@@ -57,12 +68,23 @@ try {
 
   let server: Deno.ChildProcess, base: string;
   if (observed) {
-    const service = await startObserved(serverRoot, serviceEnv(benchUrl.href, tmp), `${tmp}/prof`);
+    const service = await startObserved(
+      serverRoot,
+      { ...serviceEnv(benchUrl.href, tmp), ...extraEnv },
+      plain ? undefined : `${tmp}/prof`,
+      v8Flags,
+    );
     [server, base] = [service.server, service.base];
     stopObserved = service.stop;
   } else {
     const port = freePort();
-    server = await startServer(serverRoot, serviceEnv(benchUrl.href, tmp), port, `${tmp}/prof`);
+    server = await startServer(
+      serverRoot,
+      { ...serviceEnv(benchUrl.href, tmp), ...extraEnv },
+      port,
+      plain ? undefined : `${tmp}/prof`,
+      v8Flags,
+    );
     base = `http://127.0.0.1:${port}`;
   }
   children.push(server);
@@ -77,38 +99,52 @@ try {
   const from = await profileClockNow();
   const run = await start();
   const to = await profileClockNow();
+  const rss = await peakRss(server);
   await bench.end();
   await (stopObserved ?? (() => stop(server)))();
-
-  const [file] = [...Deno.readDirSync(`${tmp}/prof`)].filter((e) => e.name.endsWith(".cpuprofile"));
-  if (!file) throw new Error("the server wrote no CPU profile");
-  const profile: CpuProfile = JSON.parse(await Deno.readTextFile(`${tmp}/prof/${file.name}`));
-  if (arg("--keep")) await Deno.copyFile(`${tmp}/prof/${file.name}`, arg("--keep")!);
-  const c = costs(profile, from, to);
-  const cpu = run.cpu;
-  const perRequest = cpu.serverMs * 1000;
-  const text = [
-    `Server: ${serverRoot}${
-      observed ? " (observability on)" : ""
-    }; ${which}, ${run.summary}. CPU per request: server ` +
-    `${cpu.serverMs.toFixed(3)} ms` +
+  const heading =
+    `Server: ${serverRoot}${observed ? " (observability on)" : ""}${
+      v8Flags !== undefined ? `, V8 flags "${v8Flags}"` : ""
+    }${Object.keys(extraEnv).length ? `, ${new URLSearchParams(extraEnv)}` : ""}; ${which}, ` +
+    `${run.summary}. CPU per request: server ${run.cpu.serverMs.toFixed(3)} ms` +
     `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
-    `${cpu.postgresMs.toFixed(3)} ms.`,
-    "",
-    costTable("area", c.areas, c.busyMicros, perRequest, 12),
-    "",
-    costTable("function (self time)", c.functions, c.busyMicros, perRequest, 20),
-  ].join("\n");
-  console.log(`\n${text}`);
-  const date = new Date().toISOString().slice(0, 10);
-  const out = `${root}tools/bench/results/${date}-profile-${which}.md`;
-  await Deno.writeTextFile(out, `# Profile of ${which} ${date}\n\n${text}\n`);
-  console.log(`\nwritten to ${out.slice(root.length)}`);
+    `${run.cpu.postgresMs.toFixed(3)} ms. Peak RSS ${rss.toFixed(0)} MB.`;
+  if (plain) {
+    // Nothing was profiled: the figures alone.
+    console.log(`\n${heading} No profiler.`);
+  } else {
+    const dir = `${tmp}/prof`;
+    const [file] = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".cpuprofile"));
+    if (!file) throw new Error("the server wrote no CPU profile");
+    const profile: CpuProfile = JSON.parse(await Deno.readTextFile(`${dir}/${file.name}`));
+    if (arg("--keep")) await Deno.copyFile(`${dir}/${file.name}`, arg("--keep")!);
+    const c = costs(profile, from, to);
+    const perRequest = run.cpu.serverMs * 1000;
+    const text = [
+      heading,
+      "",
+      costTable("area", c.areas, c.busyMicros, perRequest, 12),
+      "",
+      costTable("function (self time)", c.functions, c.busyMicros, perRequest, 20),
+    ].join("\n");
+    console.log(`\n${text}`);
+    const date = new Date().toISOString().slice(0, 10);
+    const out = `${root}tools/bench/results/${date}-profile-${which}.md`;
+    await Deno.writeTextFile(out, `# Profile of ${which} ${date}\n\n${text}\n`);
+    console.log(`\nwritten to ${out.slice(root.length)}`);
+  }
 } finally {
   for (const child of children) await stop(child);
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.end();
   await Deno.remove(tmp, { recursive: true });
+}
+
+/** A wrk script sending the admin token (the list page's requests). */
+async function writeBearerScript(token: string): Promise<string> {
+  const script = `${tmp}/bearer.lua`;
+  await Deno.writeTextFile(script, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
+  return script;
 }
 
 /** One profiled run: CPU per request, and its description for the report. */
@@ -142,6 +178,8 @@ async function loadRun(
       await writeSessionScript(tmp, app.token, minSession),
       `${base}/api/v1/sessions/${minSession}`,
     ]
+    : which === "page"
+    ? [await writeBearerScript(app.token), `${base}/api/v1/sessions?status=open&limit=50`]
     : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
   return async () => {
     const result = await wrk(seconds, which, url, 64, script, pid);

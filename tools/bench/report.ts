@@ -16,6 +16,8 @@ type Pgbench = PgbenchResult & { aborted: number };
 export interface Measured {
   hello: WrkResult;
   tpcb: Pgbench;
+  /** TPC-B once more after every service case (the machine's drift during the run). */
+  tpcbEnd?: Pgbench;
   selectOnly: Pgbench;
   /** Single process: launch 16, launch 64, token, GET one, GET page. */
   single: WrkResult[];
@@ -29,6 +31,11 @@ export interface Measured {
   observedCheck: { exports: number; metrics: boolean };
   /** Three processes behind PgBouncer: launch, GET one. */
   scaled: WrkResult[];
+  /**
+   * The single process's launch and GET one, measured again right before each variant (all
+   * cores, observability on, PgBouncer): what that variant's "× one" and "× off" compare with.
+   */
+  paired: { multi: WrkResult[]; observed: WrkResult[]; scaled: WrkResult[] };
   /** launch_apply by pgbench at 16 and 64 connections. */
   databaseLimit: Pgbench[];
   rssSingle: number;
@@ -38,6 +45,37 @@ export interface Measured {
   countedLaunches: number;
   /** Screen sharing: click to first frame, signaling fan-out. */
   remote: RemoteBench;
+}
+
+/**
+ * The rows of one variant (all cores, observability on, PgBouncer): the single process's runs
+ * measured right before it (`pair`: launch, GET one), then the variant's (`runs`: launch, GET
+ * one, more launches), each with its ratio to the paired run and to the earlier single-process
+ * row (`l64`, `getOne`).
+ */
+function variantRows(
+  pair: WrkResult[],
+  runs: WrkResult[],
+  label: string,
+  l64: WrkResult,
+  getOne: WrkResult,
+): TableRow[] {
+  const [launch, get] = pair;
+  const earlier = (r: WrkResult, row: WrkResult) =>
+    ratioText(r.requestsPerSecond, row.requestsPerSecond, "the row above");
+  const isGet = (r: WrkResult) => r.name.startsWith("GET");
+  return [
+    ...pair.map((r) => wrkRow(r, earlier(r, isGet(r) ? getOne : l64))),
+    ...runs.map((r) => {
+      const base = isGet(r) ? get : launch;
+      return wrkRow(
+        r,
+        base
+          ? `${ratioText(r.requestsPerSecond, base.requestsPerSecond, `${label} (paired)`)}`
+          : ratioText(r.requestsPerSecond, (isGet(r) ? getOne : l64).requestsPerSecond, label),
+      );
+    }),
+  ];
 }
 
 /** The table rows, the notes under it and the verdict lines. */
@@ -72,24 +110,18 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     wrkRow(m.hello, "baseline A"),
     pgRow(m.tpcb, "baseline B; "),
     pgRow(m.selectOnly, ""),
+    ...(m.tpcbEnd
+      ? [pgRow(m.tpcbEnd, `${ratioText(m.tpcbEnd.tps, tps, "the start")} (drift); `)]
+      : []),
     ...m.databaseLimit.map((r) => pgRow(r, "launch's database work alone; ")),
     wrkRow(l16, launchNote(l16)),
     wrkRow(l64, launchNote(l64)),
     wrkRow(tok, ratioText(tok.requestsPerSecond, tps, "TPC-B")),
     wrkRow(getOne, ratioText(getOne.requestsPerSecond, m.selectOnly.tps, "select-only")),
     wrkRow(getPage, ratioText(getPage.requestsPerSecond, tps, "TPC-B")),
-    wrkRow(m.multi[0], ratioText(m.multi[0].requestsPerSecond, l64.requestsPerSecond, "one")),
-    wrkRow(m.multi[1], ratioText(m.multi[1].requestsPerSecond, getOne.requestsPerSecond, "one")),
-    ...m.multi.slice(2).map((r) =>
-      wrkRow(r, ratioText(r.requestsPerSecond, l64.requestsPerSecond, "one"))
-    ),
-    wrkRow(m.observed[0], ratioText(m.observed[0].requestsPerSecond, l64.requestsPerSecond, "off")),
-    wrkRow(
-      m.observed[1],
-      ratioText(m.observed[1].requestsPerSecond, getOne.requestsPerSecond, "off"),
-    ),
-    wrkRow(m.scaled[0], ratioText(m.scaled[0].requestsPerSecond, l64.requestsPerSecond, "one")),
-    wrkRow(m.scaled[1], ratioText(m.scaled[1].requestsPerSecond, getOne.requestsPerSecond, "one")),
+    ...variantRows(m.paired.multi, m.multi, "one", l64, getOne),
+    ...variantRows(m.paired.observed, m.observed, "off", l64, getOne),
+    ...variantRows(m.paired.scaled, m.scaled, "one", l64, getOne),
     { name: "peak RSS, single process", note: `${m.rssSingle.toFixed(0)} MB` },
     { name: "peak RSS, observability on", note: `${m.rssObserved.toFixed(0)} MB` },
     { name: "peak RSS, all cores", note: `${m.rssParallel.toFixed(0)} MB` },
@@ -111,10 +143,11 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     ...m.remote.rows,
   ];
   const notes: string[] = [];
-  for (const r of [m.tpcb, m.selectOnly, ...m.databaseLimit]) {
+  for (const r of [m.tpcb, m.selectOnly, ...(m.tpcbEnd ? [m.tpcbEnd] : []), ...m.databaseLimit]) {
     notes.push(`${r.name} (${r.clients} connections): ${pgCpuNotes.get(r)}.`);
   }
-  for (const r of [...m.single, ...m.multi, ...m.observed, ...m.scaled]) {
+  const pairs = [m.paired.multi, m.multi, m.paired.observed, m.observed, m.paired.scaled, m.scaled];
+  for (const r of [...m.single, ...pairs.flat()]) {
     const note = cpuNotes.get(r);
     if (note) notes.push(`${r.name} (${r.connections} connections): ${note}.`);
   }
@@ -138,6 +171,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     databaseLimit64Tps: limitOf(64)?.tps,
     databaseLimitBest: best && { tps: best.tps, connections: best.clients },
     tpcbTps: tps,
+    tpcbEndTps: m.tpcbEnd?.tps,
     selectOnlyTps: m.selectOnly.tps,
     tpcbPostgresMs: pgCpuCosts.get(m.tpcb),
     launchPostgresMs: l64Cpu?.postgresMs,
@@ -150,8 +184,12 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     drain: { eventsPerSecond: drained.eventsPerSecond, count: drained.count, exact },
     launchAllCoresRps: m.multi[0].requestsPerSecond,
     getAllCoresRps: m.multi[1].requestsPerSecond,
+    launchOneBeforeAllCoresRps: m.paired.multi[0]?.requestsPerSecond,
+    getOneBeforeAllCoresRps: m.paired.multi[1]?.requestsPerSecond,
     launchObservedRps: m.observed[0].requestsPerSecond,
     getObservedRps: m.observed[1].requestsPerSecond,
+    launchOffBeforeObservedRps: m.paired.observed[0]?.requestsPerSecond,
+    getOffBeforeObservedRps: m.paired.observed[1]?.requestsPerSecond,
     rssObservedMb: m.rssObserved,
     rssMb: m.rssSingle,
     ...m.remote.figures,

@@ -7,6 +7,7 @@ const PASSING: Figures = {
   launch64Rps: 1000,
   databaseLimit64Tps: 1200,
   tpcbTps: 1200,
+  tpcbEndTps: 1150,
   selectOnlyTps: 7000,
   tpcbPostgresMs: 1.5,
   launchPostgresMs: 1.8,
@@ -35,8 +36,22 @@ function lineOf(lines: string[], target: string): string {
 
 Deno.test("verdictLines says ok for every target a passing run meets", () => {
   const lines = verdictLines(PASSING);
-  assert.equal(lines.length, 18);
+  assert.equal(lines.length, 19);
   for (const l of lines) assert.match(l, /^ok /);
+});
+
+Deno.test("verdictLines starts with whether the machine kept its speed through the run", () => {
+  assert.match(
+    verdictLines(PASSING)[0],
+    /^ok {3}machine steady: .* 0\.96 × \(1150\/s vs 1200\/s\)$/,
+  );
+  // TPC-B at the end 20 % slower, or 20 % faster: the ratios are not comparable.
+  for (const end of [960, 1440]) {
+    const first = verdictLines({ ...PASSING, tpcbEndTps: end })[0];
+    assert.match(first, /^FAIL machine steady: TPC-B at the end within 15 % of the start/);
+    assert.match(first, /the ratios below are not comparable$/);
+  }
+  assert.match(verdictLines({ ...PASSING, tpcbEndTps: undefined })[0], /^n\/a {2}machine steady/);
 });
 
 Deno.test("verdictLines fails the database-limit ratio below 0.8 and shows the figures", () => {
@@ -86,7 +101,7 @@ Deno.test("verdictLines says n/a for a drain of fewer events than the target nam
 
 Deno.test("verdictLines says n/a, not ok, for every figure the run did not measure", () => {
   const lines = verdictLines({});
-  assert.equal(lines.length, 18);
+  assert.equal(lines.length, 19);
   for (const l of lines) assert.match(l, /^n\/a .*not measured$/);
 });
 
@@ -135,4 +150,22 @@ Deno.test("remoteVerdictLines is the screen-sharing lines alone, as bench-remote
 Deno.test("remoteVerdictLines fails runs that never showed a frame, not n/a", () => {
   const l = lineOf(remoteVerdictLines({ remoteFirstFrameP95Ms: Infinity }), "first frame");
   assert.match(l, /^FAIL .*no frame/);
+});
+
+Deno.test("verdictLines compares all cores and observability with the paired single process", () => {
+  // The single process measured right before each variant wins over its earlier row.
+  const lines = verdictLines({
+    ...PASSING,
+    launch64Rps: 1000,
+    launchAllCoresRps: 800,
+    launchOneBeforeAllCoresRps: 780,
+    getOneRps: 4500,
+    getObservedRps: 4100,
+    getOffBeforeObservedRps: 5000,
+  });
+  assert.match(lineOf(lines, "all-cores launch"), /^ok .* 1\.03 × \(800\/s vs 780\/s\)$/);
+  assert.match(lineOf(lines, "observability on: GET"), /^FAIL .* 0\.82 × \(4100\/s vs 5000\/s\)$/);
+  // Without a paired run, the earlier single-process rows are the base.
+  const alone = verdictLines({ ...PASSING, launchAllCoresRps: 800 });
+  assert.match(lineOf(alone, "all-cores launch"), /^FAIL .* 0\.80 × \(800\/s vs 1000\/s\)$/);
 });
