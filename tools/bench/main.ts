@@ -22,7 +22,8 @@ import {
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
 import { browserCases } from "./browser.ts";
-import { renderRows, type WrkResult } from "./wrk.ts";
+import type { WrkResult } from "./wrk.ts";
+import { writeResults } from "./results_file.ts";
 import { pgbench as runPgbench, pgbenchInit, wrk as runWrk } from "./load.ts";
 import { countRoundTrips } from "./round_trips.ts";
 import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
@@ -58,7 +59,6 @@ const poolSize = Deno.env.get("DATABASE_POOL_SIZE");
 const seconds = quick ? 3 : 15;
 const root = new URL("../../", import.meta.url).pathname;
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
-const { agents: AGENTS, customers: CUSTOMERS, sessions: SESSIONS } = DATA;
 // Distinct signed launches per launch run: more than the fastest run can use (each is single-use).
 const PER_RUN = seconds * 3_000;
 const DRAIN = quick ? 10_000 : 100_000;
@@ -126,7 +126,7 @@ try {
   const token = app.token;
 
   console.log(
-    `data: ${AGENTS} agents, ${CUSTOMERS} customers, ${SESSIONS} sessions (with devices and custom fields) ...`,
+    `data: ${DATA.agents} agents, ${DATA.customers} customers, ${DATA.sessions} sessions (with devices and custom fields) ...`,
   );
   const bench = postgres(benchUrl.href, { max: 1, onnotice: () => {} });
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
@@ -153,20 +153,9 @@ try {
     slice("counted"),
   );
 
-  const launchLua = {
-    warmUp: await writeLaunchScript(tmp, "warmUp", slice("warmUp")),
-    l16: await writeLaunchScript(tmp, "launch16", slice("launch16")),
-    l64: await writeLaunchScript(tmp, "launch64", slice("launch64")),
-    all: await writeLaunchScript(tmp, "launchAll", slice("launchAll")),
-    split: await writeLaunchScript(tmp, "launchSplit", slice("launchSplit")),
-    warmObs: await writeLaunchScript(tmp, "warmObs", slice("warmObs")),
-    obs: await writeLaunchScript(tmp, "launchObs", slice("launchObs")),
-    warm3: await writeLaunchScript(tmp, "warm3", slice("warm3")),
-    scaled: await writeLaunchScript(tmp, "launch3", slice("launch3")),
-    pairAll: await writeLaunchScript(tmp, "pairAll", slice("pairAll")),
-    pairObs: await writeLaunchScript(tmp, "pairObs", slice("pairObs")),
-    pair3: await writeLaunchScript(tmp, "pair3", slice("pair3")),
-  };
+  // One wrk script per launch run, each with its own slice of the signed launches.
+  const launchLua: Record<string, string> = {};
+  for (const run of runs.slice(1)) launchLua[run] = await writeLaunchScript(tmp, run, slice(run));
   // The database-limit case's inputs: as many as three launch runs use.
   console.log(`database limit: storing ${3 * PER_RUN} distinct launch_apply inputs ...`);
   const limitScript = await prepareDatabaseLimit(
@@ -198,8 +187,8 @@ try {
   const single: WrkResult[] = [];
   for (
     const [label, name, url, conns, script] of [
-      ["launch 16", "launch", launchUrl, 16, launchLua.l16],
-      ["launch 64", "launch", launchUrl, 64, launchLua.l64],
+      ["launch 16", "launch", launchUrl, 16, launchLua.launch16],
+      ["launch 64", "launch", launchUrl, 64, launchLua.launch64],
       ["token", "token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua],
       ["GET one", "GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua],
       [
@@ -255,7 +244,7 @@ try {
   const multi: WrkResult[] = [];
   for (
     const [name, url, script] of [
-      ["launch, all cores", `${pbase}/portal/api/auth/app/bench`, launchLua.all],
+      ["launch, all cores", `${pbase}/portal/api/auth/app/bench`, launchLua.launchAll],
       ["GET /api/v1/sessions/:id, all cores", `${pbase}/api/v1/sessions/1`, sessionLua],
     ]
   ) {
@@ -279,7 +268,7 @@ try {
       `launch, all cores, ${perProcess} connections each`,
       `${pbase}/portal/api/auth/app/bench`,
       64,
-      launchLua.split,
+      launchLua.launchSplit,
       await treePids(split),
     ),
   );
@@ -296,7 +285,7 @@ try {
   const observed: WrkResult[] = [];
   for (
     const [name, path, script] of [
-      ["launch, observability on", "/portal/api/auth/app/bench", launchLua.obs],
+      ["launch, observability on", "/portal/api/auth/app/bench", launchLua.launchObs],
       ["GET /api/v1/sessions/:id, observability on", "/api/v1/sessions/1", sessionLua],
     ]
   ) {
@@ -318,7 +307,7 @@ try {
   const scaled: WrkResult[] = [];
   for (
     const [name, path, script] of [
-      ["launch, 3 processes via PgBouncer", "/portal/api/auth/app/bench", launchLua.scaled],
+      ["launch, 3 processes via PgBouncer", "/portal/api/auth/app/bench", launchLua.launch3],
       ["GET /api/v1/sessions/:id, 3 processes via PgBouncer", "/api/v1/sessions/1", sessionLua],
     ]
   ) {
@@ -382,31 +371,20 @@ try {
     `Before each case the bench runs VACUUM ANALYZE on its database, as pgbench does on its ` +
       `tables before each run (autovacuum on this server: ${autovacuum}).`,
   );
-  const table = renderRows(rows);
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
-    .match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
   const [{ version }] = await admin`select current_setting('server_version') as version`;
-  const header =
-    `Machine: ${navigator.hardwareConcurrency} cores, ${cpu}; Deno ${Deno.version.deno}; ` +
-    `PostgreSQL ${version}; wrk -t2 and pgbench -j2, ${seconds} s per case; server, ` +
-    `PostgreSQL and load generator on the same machine. Data: ${AGENTS} agents, ${CUSTOMERS} ` +
-    `customers, ${SESSIONS} sessions; ${PER_RUN} distinct single-use launches per launch run ` +
-    `(replay protection required, callbacks to a local receiver; half new sessions, ` +
-    `half existing; 10% new agents, 20% new customers).`;
-  const verdictText = `Verdict (issue 37 and 36 targets):\n\n${
-    verdict.map((l) => `    ${l}`).join("\n")
-  }`;
-  console.log(`\n${header}\n\n${table}\n\n${notes.join("\n")}\n\n${verdictText}`);
-  // A quick run never overwrites the day's full run.
-  const date = new Date().toISOString().slice(0, 10) + (quick ? "-quick" : "");
-  await Deno.mkdir(`${root}tools/bench/results`, { recursive: true });
-  await Deno.writeTextFile(
-    `${root}tools/bench/results/${date}.md`,
-    `# Benchmark ${date}${quick ? " (quick)" : ""}\n\n${header}\n\n${table}\n\n${
-      notes.join("\n")
-    }\n\n${verdictText}\n`,
+  await writeResults(
+    root,
+    {
+      quick,
+      seconds,
+      postgresVersion: version,
+      data: DATA,
+      launchesPerRun: PER_RUN,
+    },
+    rows,
+    notes,
+    verdict,
   );
-  console.log(`\nwritten to tools/bench/results/${date}.md`);
 } finally {
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   for (const child of children) await stop(child);

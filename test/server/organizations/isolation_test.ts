@@ -99,6 +99,12 @@ for (const backend of backends) {
       await close.body?.cancel();
       const [s] = await f.svc.db.sql`select status from sessions where id = ${fromA.sessionId}`;
       assert.equal(s.status, "open");
+      // Nor the other way round: A's login does not open or list B's session.
+      const reverse = await f.svc.request(fromB.screen, { headers: { Cookie: fromA.cookie } });
+      assert.equal(reverse.status, 404);
+      await reverse.body?.cancel();
+      const listA = await f.svc.request("/portal/sessions", { headers: { Cookie: fromA.cookie } });
+      assert.doesNotMatch(await listA.text(), new RegExp(`/sessions/${fromB.sessionId}\\b`));
       // A relaunch from B with a new e-mail for the same person moves B's agent, never A's.
       await launch(f, f.b, {}, { ...ada, email: `${uniqueId("new")}@example.com` });
       const [still] = await f.svc.db.sql`select email from users u
@@ -205,18 +211,33 @@ for (const backend of backends) {
     opts,
     async () => {
       const f = await fixture();
-      const before = await f.svc.db.sql`select count(*)::int as n from sessions`;
+      // Every table a launch writes (the refusal's launch-log row aside).
+      const written = async () =>
+        await f.svc.db.sql`select
+          (select count(*) from sessions)::int as sessions,
+          (select count(*) from users)::int as users,
+          (select count(*) from customers)::int as customers,
+          (select count(*) from teams)::int as teams,
+          (select count(*) from logins)::int as logins,
+          (select count(*) from launch_nonces)::int as nonces,
+          (select count(*) from callback_events)::int as events`;
+      const before = await written();
       const res = await f.svc.request(`/portal/api/auth/app/${f.a.appName}`, {
         method: "POST",
         headers: { Accept: "application/json", Origin: "https://evil.test" },
         body: new URLSearchParams({
-          signed_request: await signLaunch(launchPayload({}, person("csrf")), f.a.apiKey),
+          signed_request: await signLaunch(
+            launchPayload(
+              { user: { teams: [{ teamId: uniqueId("team"), teamName: "Cross-site" }] } },
+              person("csrf"),
+            ),
+            f.a.apiKey,
+          ),
         }),
       });
       assert.equal(res.status, 403);
       assert.equal((await res.json()).code, "origin_not_allowed");
-      const after = await f.svc.db.sql`select count(*)::int as n from sessions`;
-      assert.equal(after[0].n, before[0].n);
+      assert.deepEqual(await written(), before, "nothing written");
       const [logged] = await f.svc.db.sql`select outcome from launches
       where app_name = ${f.a.appName} order by id desc limit 1`;
       assert.equal(logged.outcome, "origin_not_allowed");
