@@ -1,7 +1,8 @@
 /**
- * The launch log's indexes after migration 00026 (tools/bench/results/history.md "launch-table indexes"):
- * the ones a launch writes, and the launch log's filters still read through an index, also in a
- * generic plan (the statement as db/queries/launch_log.ts sends it, captured from the driver).
+ * The launch log's indexes after migration 00026 (tools/bench/results/history.md, "launch-table
+ * indexes"): the ones a launch writes, and the launch log's filters still read through an index,
+ * also in a generic plan (the statement as db/queries/launch_log.ts sends it, captured from the
+ * driver).
  */
 import assert from "node:assert/strict";
 import { backends } from "../helpers/db.ts";

@@ -105,6 +105,13 @@ export async function writeTokenScript(tmp: string): Promise<string> {
   return script;
 }
 
+/** A wrk script sending `token` as the bearer (the REST reads' requests). */
+export async function writeBearerScript(tmp: string, token: string): Promise<string> {
+  const script = `${tmp}/bearer.lua`;
+  await Deno.writeTextFile(script, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
+  return script;
+}
+
 /** An admin token, and the bench app created with it (calling `receiverUrl` back). */
 export async function createBenchApp(
   base: string,

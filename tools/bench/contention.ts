@@ -10,7 +10,7 @@
 import postgres from "postgres";
 import { migrate } from "../../db/migrate.ts";
 import { loadData } from "./launch_data.ts";
-import { prepareDatabaseLimit } from "./database_limit.ts";
+import { applyStoredInput, prepareDatabaseLimit } from "./database_limit.ts";
 import { pgbench } from "./load.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -41,7 +41,7 @@ try {
   let locks: { fastpath: boolean; n: number }[] = [];
   const rollback = new Error("rollback");
   await sql.begin(async (tx) => {
-    await tx`select launch_apply(l) from bench_launch_inputs where id = ${inputs + 1}`;
+    await applyStoredInput(tx, inputs + 1);
     locks = await tx<{ fastpath: boolean; n: number }[]>`
       select fastpath, count(*)::int as n from pg_locks
       where pid = pg_backend_pid() and locktype = 'relation' group by 1`;

@@ -98,6 +98,14 @@ export async function prepareDatabaseLimit(
   return script;
 }
 
+/** Calls launch_apply with stored input `id` on `sql` (a transaction, to roll it back). */
+export async function applyStoredInput(
+  sql: postgres.Sql | postgres.TransactionSql,
+  id: number,
+): Promise<void> {
+  await sql.unsafe(`select launch_apply(l) from ${TABLE} where id = $1`, [id]);
+}
+
 /** Throws unless every call so far found an input of its own (none ran past the table). */
 export async function checkInputsSufficed(bench: postgres.Sql, count: number): Promise<number> {
   const [{ used }] = await bench.unsafe(

@@ -47,6 +47,7 @@ import {
   serviceEnv,
   startReceiver,
   startServer,
+  writeBearerScript,
   writeTokenScript,
 } from "./bench_service.ts";
 
@@ -168,8 +169,7 @@ try {
   );
   const tokenLua = await writeTokenScript(tmp);
   const sessionLua = await writeSessionScript(tmp, token, minSession);
-  const bearerLua = `${tmp}/bearer.lua`;
-  await Deno.writeTextFile(bearerLua, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
+  const bearerLua = await writeBearerScript(tmp, token);
 
   const launchUrl = `${base}/portal/api/auth/app/bench`;
   // A service that has been running: its launch log, logins, nonces and outbox are not empty

@@ -23,6 +23,7 @@ import {
   serviceEnv,
   startReceiver,
   startServer,
+  writeBearerScript,
   writeTokenScript,
 } from "./bench_service.ts";
 import { loadData, signLaunches, writeLaunchScript, writeSessionScript } from "./launch_data.ts";
@@ -140,13 +141,6 @@ try {
   await Deno.remove(tmp, { recursive: true });
 }
 
-/** A wrk script sending the admin token (the list page's requests). */
-async function writeBearerScript(token: string): Promise<string> {
-  const script = `${tmp}/bearer.lua`;
-  await Deno.writeTextFile(script, `wrk.headers["Authorization"] = "Bearer ${token}"\n`);
-  return script;
-}
-
 /** One profiled run: CPU per request, and its description for the report. */
 interface Run {
   cpu: { serverMs: number; postgresMs: number };
@@ -179,7 +173,7 @@ async function loadRun(
       `${base}/api/v1/sessions/${minSession}`,
     ]
     : which === "page"
-    ? [await writeBearerScript(app.token), `${base}/api/v1/sessions?status=open&limit=50`]
+    ? [await writeBearerScript(tmp, app.token), `${base}/api/v1/sessions?status=open&limit=50`]
     : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
   return async () => {
     const result = await wrk(seconds, which, url, 64, script, pid);

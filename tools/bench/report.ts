@@ -48,10 +48,10 @@ export interface Measured {
 }
 
 /**
- * The rows of one variant (all cores, observability on, PgBouncer): the single process's runs
- * measured right before it (`pair`: launch, GET one), then the variant's (`runs`: launch, GET
- * one, more launches), each with its ratio to the paired run and to the earlier single-process
- * row (`l64`, `getOne`).
+ * The rows of one variant (all cores, observability on, PgBouncer): the single process's launch
+ * and GET one measured right before it (`pair`), each with its ratio to the earlier
+ * single-process row (`l64`, `getOne`); then the variant's runs (launch, GET one, more launches),
+ * each with its ratio to the paired run of its kind.
  */
 function variantRows(
   pair: WrkResult[],
@@ -60,21 +60,13 @@ function variantRows(
   l64: WrkResult,
   getOne: WrkResult,
 ): TableRow[] {
+  const ratio = (r: WrkResult, base: WrkResult, what: string) =>
+    wrkRow(r, ratioText(r.requestsPerSecond, base.requestsPerSecond, what));
   const [launch, get] = pair;
-  const earlier = (r: WrkResult, row: WrkResult) =>
-    ratioText(r.requestsPerSecond, row.requestsPerSecond, "the row above");
-  const isGet = (r: WrkResult) => r.name.startsWith("GET");
   return [
-    ...pair.map((r) => wrkRow(r, earlier(r, isGet(r) ? getOne : l64))),
-    ...runs.map((r) => {
-      const base = isGet(r) ? get : launch;
-      return wrkRow(
-        r,
-        base
-          ? `${ratioText(r.requestsPerSecond, base.requestsPerSecond, `${label} (paired)`)}`
-          : ratioText(r.requestsPerSecond, (isGet(r) ? getOne : l64).requestsPerSecond, label),
-      );
-    }),
+    ratio(launch, l64, "the row above"),
+    ratio(get, getOne, "the row above"),
+    ...runs.map((r, i) => ratio(r, i === 1 ? get : launch, `${label} (paired)`)),
   ];
 }
 

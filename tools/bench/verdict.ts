@@ -96,11 +96,12 @@ export function steadyLine(f: Pick<Figures, "tpcbTps" | "tpcbEndTps">): string {
   const target = `machine steady: TPC-B at the end within ${STEADY_WITHIN * 100} % of the start`;
   if (!defined(f.tpcbTps, f.tpcbEndTps)) return line("n/a", target, "not measured");
   const r = f.tpcbEndTps! / f.tpcbTps!;
+  const steady = Math.abs(r - 1) <= STEADY_WITHIN;
   return line(
-    Math.abs(r - 1) <= STEADY_WITHIN ? "ok" : "FAIL",
+    steady ? "ok" : "FAIL",
     target,
     `${r.toFixed(2)} × (${f.tpcbEndTps!.toFixed(0)}/s vs ${f.tpcbTps!.toFixed(0)}/s)` +
-      (Math.abs(r - 1) <= STEADY_WITHIN ? "" : ": the ratios below are not comparable"),
+      (steady ? "" : ": the ratios below are not comparable"),
   );
 }
 
