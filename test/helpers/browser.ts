@@ -4,6 +4,7 @@
  * none can be found, the error says how to install one.
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { tidy } from "./deadline.ts";
 
 /** Flags for the machine's closed network and headless use. */
 export const CHROMIUM_ARGS = [
@@ -69,10 +70,68 @@ async function locate(): Promise<string> {
   );
 }
 
-/** Launches headless Chromium. */
-export async function launchChromium(): Promise<Browser> {
+/** How long a test's browser may stay open before it is killed (a wedged test then fails). */
+export const BROWSER_LIFETIME_MS = 20 * 60_000;
+/** How long `close()` may take before the browser process is killed. */
+const CLOSE_MS = 15_000;
+
+/** The browser's own process id, asked of Chromium itself. */
+export async function browserPid(browser: Browser): Promise<number | undefined> {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { processInfo } = await cdp.send("SystemInfo.getProcessInfo");
+    return processInfo.find((p) => p.type === "browser")?.id;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/**
+ * Bounds a test's browser: `close()` kills the process when a graceful close has not finished in
+ * `closeMs` (15 s), and a browser still open after `lifetimeMs` (20 min) is killed, which rejects every call
+ * waiting on it. `deno test` never times a test out, so without this one wedged renderer would
+ * hang the whole suite (seen once in CI, in the design walk).
+ */
+export async function bounded(
+  browser: Browser,
+  { lifetimeMs = BROWSER_LIFETIME_MS, closeMs = CLOSE_MS } = {},
+): Promise<Browser> {
+  const pid = await browserPid(browser);
+  const kill = (why: string) => {
+    if (pid === undefined || !browser.isConnected()) return;
+    console.warn(`${new Date().toISOString()} Chromium ${pid}: ${why}; killed`);
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* already gone */ }
+  };
+  const watchdog = setTimeout(
+    () => kill(`open for over ${lifetimeMs / 1000} s`),
+    lifetimeMs,
+  );
+  Deno.unrefTimer(watchdog);
+  browser.on("disconnected", () => clearTimeout(watchdog));
+  const close = browser.close.bind(browser);
+  browser.close = async (options) => {
+    clearTimeout(watchdog);
+    if (await tidy(`closing Chromium ${pid}`, closeMs, close(options))) return;
+    kill(`no close within ${closeMs / 1000} s`);
+    await tidy(`closing Chromium ${pid} after the kill`, closeMs, close(options));
+  };
+  return browser;
+}
+
+/** The Chromium executable the browser tests use (see `locate`). */
+export async function chromiumPath(): Promise<string> {
   found ??= locate();
-  return await chromium.launch({ executablePath: await found, args: CHROMIUM_ARGS });
+  return await found;
+}
+
+/** Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`, bounded (see `bounded`). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  const executablePath = await chromiumPath();
+  return await bounded(
+    await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs] }),
+  );
 }
 
 /**
@@ -96,7 +155,7 @@ export async function launchHeadlessShell(): Promise<Browser> {
         "or npx playwright install chromium-headless-shell",
     );
   }
-  return await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
+  return await bounded(await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS }));
 }
 
 /**

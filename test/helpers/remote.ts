@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /** Screen sharing in Chromium: the browsers, the agent's landing and the customer's page. */
 import assert from "node:assert/strict";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, launchChromium } from "./browser.ts";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "./browser.ts";
 import { signLaunch, type TestApp } from "./launch.ts";
 import { launchPayload } from "./payload.ts";
 
@@ -16,19 +16,7 @@ export const WEBRTC_ARGS = [
 
 /** A Chromium process with the WebRTC flags (one for each side: two processes). */
 export async function launchWebRtcChromium(): Promise<Browser> {
-  const probe = await launchChromium(); // finds the executable (or says how to install one)
-  const path = (probe as unknown as { _options?: { executablePath?: string } })._options
-    ?.executablePath;
-  await probe.close();
-  const executablePath = Deno.env.get("CHROMIUM_PATH") ?? path ??
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => {
-      try {
-        return Deno.statSync(p).isFile;
-      } catch {
-        return false;
-      }
-    });
-  return await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...WEBRTC_ARGS] });
+  return await launchChromium(WEBRTC_ARGS);
 }
 
 /** Launches as agent `user` with `paths.remote` and no search: lands on the remote view. */
