@@ -253,7 +253,11 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-/** Lists events newest first, with every attempt. */
+/**
+ * Lists events newest first, with every attempt. Each filter is a condition of its own only when
+ * given (not `$x is null or col = $x`), so a prepared statement's generic plan can still read the
+ * app, reference and session indexes.
+ */
 export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
   return await sql<DeliveryRow[]>`
     select e.id, e.webhook_id, e.app_id, a.app_name, e.session_id, e.reference_id, e.type,
@@ -264,15 +268,15 @@ export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<Deliv
           'error', t.error, 'responseSnippet', t.response_snippet, 'url', t.url) order by t.id)
         from callback_attempts t where t.event_id = e.id), '[]') as attempt_log
     from callback_events e join apps a on a.id = e.app_id
-    where (${f.appId === undefined} or e.app_id = ${f.appId ?? null})
-      and (${f.organizationId ?? null}::bigint is null
-        or a.organization_id = ${f.organizationId ?? null})
-      and (${f.status ?? null}::text is null or e.status = ${f.status ?? null})
-      and (${f.type ?? null}::text is null or e.type = ${f.type ?? null})
-      and (${f.referenceId ?? null}::text is null or e.reference_id = ${f.referenceId ?? null})
-      and (${f.sessionId ?? null}::bigint is null or e.session_id = ${f.sessionId ?? null})
-      and (${f.id ?? null}::bigint is null or e.id = ${f.id ?? null})
-      and (${f.beforeId ?? null}::bigint is null or e.id < ${f.beforeId ?? null})
+    where true
+      ${f.appId === undefined ? sql`` : sql`and e.app_id = ${f.appId}`}
+      ${f.organizationId === undefined ? sql`` : sql`and a.organization_id = ${f.organizationId}`}
+      ${f.status === undefined ? sql`` : sql`and e.status = ${f.status}`}
+      ${f.type === undefined ? sql`` : sql`and e.type = ${f.type}`}
+      ${f.referenceId === undefined ? sql`` : sql`and e.reference_id = ${f.referenceId}`}
+      ${f.sessionId === undefined ? sql`` : sql`and e.session_id = ${f.sessionId}`}
+      ${f.id === undefined ? sql`` : sql`and e.id = ${f.id}`}
+      ${f.beforeId === undefined ? sql`` : sql`and e.id < ${f.beforeId}`}
     order by e.id desc
     limit ${f.limit}
   `;
