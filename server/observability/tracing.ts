@@ -18,11 +18,22 @@ import { redactPath } from "../http/redact.ts";
 
 const tracer = trace.getTracer("portal-launcher");
 
+/** scheme://host[:port] (a name ending in a letter label, or a dotted quad; no default port). */
+const PLAIN_ORIGIN = String.raw`https?:\/\/(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*|` +
+  String.raw`(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))` +
+  String.raw`(?::(?!0|80(?!\d)|443(?!\d))\d{1,5})?`;
+const PLAIN_URL = new RegExp(`^(${PLAIN_ORIGIN})(\\/[A-Za-z0-9\\/_~+,;=:-]*)(?:[?#]|$)`);
+
 /**
  * A URL as spans may carry it: no query, fragment or credentials, and the path redacted by the
  * request log's rule (server/http/redact.ts: reset tokens and token-shaped segments become `…`).
  */
 export function redactUrl(url: string): string {
+  // A plain URL (lower-case host, no credentials, no default port, a path of characters the URL
+  // parser keeps as they are) is cut as it stands: the parse below gave the same, at a cost paid
+  // for each span with a URL.
+  const plain = PLAIN_URL.exec(url);
+  if (plain) return `${plain[1]}${redactPath(plain[2])}`;
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}${redactPath(parsed.pathname)}`;

@@ -8,6 +8,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { instrument, poolUse, statementOf } from "../../../db/instrument.ts";
 import { connect } from "../../../db/mod.ts";
 import { linkTo, redactUrl } from "../../../server/observability/tracing.ts";
+import { redactPath } from "../../../server/http/redact.ts";
 import { prometheusName, Registry } from "../../../server/observability/metrics.ts";
 import { backends } from "../../helpers/db.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
@@ -53,6 +54,36 @@ Deno.test("redactUrl: no query, fragment or credentials; reset tokens become …
   const token = "A".repeat(43);
   assert.equal(redactUrl(`http://h/admin/x/${token}/y?a=1`), "http://h/admin/x/…/y");
   assert.equal(redactUrl("/portal/sessions/12?launch=3"), "/portal/sessions/12");
+});
+
+Deno.test("redactUrl: a plain URL, cut without parsing, answers what the URL parser gives", () => {
+  /** The parser's answer: the rule redactUrl applies to any URL that is not plain. */
+  const parsed = (url: string) => {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${redactPath(u.pathname)}`;
+  };
+  const token = "b".repeat(43);
+  for (
+    const url of [
+      "http://127.0.0.1:8000/portal/api/auth/app/crm",
+      "http://localhost:38211/api/v1/sessions/12?x=1",
+      "https://crm.example.com/hooks/portal#frag",
+      `https://portal.example.com:8443/portal/password-reset/${token}`,
+      `http://h/admin/x/${token}/y?a=1`,
+      "http://h:8080/a;b=c/d:e~f_g-h+i,j",
+      // Not plain (the parser normalises them): the slow path answers, with the same rule.
+      "HTTP://Example.COM/a",
+      "http://example.com:80/a",
+      "https://example.com:443/a",
+      "http://example.com:0443/a",
+      "http://127.1/a",
+      "http://example.com/a/./b/../c",
+      "http://example.com/a/%2e%2e/b",
+      "http://example.com/a b",
+      "http://u:p@example.com/a",
+      "http://example.com",
+    ]
+  ) assert.equal(redactUrl(url), parsed(url), url);
 });
 
 Deno.test("linkTo: a stored W3C traceparent becomes a link; anything else none", () => {
