@@ -27,7 +27,7 @@ import { writeResults } from "./results_file.ts";
 import { pgbench as runPgbench, pgbenchInit, wrk as runWrk } from "./load.ts";
 import { countRoundTrips } from "./round_trips.ts";
 import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
-import { startObserved } from "./observability.ts";
+import { observabilityCases } from "./observability.ts";
 import { startScaledOut } from "./scale_out.ts";
 import { report } from "./report.ts";
 import { remoteBench } from "./remote.ts";
@@ -136,7 +136,8 @@ try {
   const countedLaunches = 200;
   const runs = [
     ...["counted", "warmUp", "launch16", "launch64", "launchAll", "launchSplit"],
-    ...["warmObs", "launchObs", "warm3", "launch3", "pairAll", "pairObs", "pair3"],
+    ...["warmObs", "launchObs0", "launchObs1", "warm3", "launch3", "pairAll", "pairObs0"],
+    ...["pairObs1", "pair3"],
   ];
   const toSign = countedLaunches + (runs.length - 1) * PER_RUN;
   console.log(`signing ${toSign} distinct single-use launches ...`);
@@ -171,7 +172,9 @@ try {
   const sessionLua = await writeSessionScript(tmp, token, minSession);
   const bearerLua = await writeBearerScript(tmp, token);
 
-  const launchUrl = `${base}/portal/api/auth/app/bench`;
+  const launchPath = "/portal/api/auth/app/bench";
+  const sessionPath = "/api/v1/sessions/1";
+  const launchUrl = `${base}${launchPath}`;
   // A service that has been running: its launch log, logins, nonces and outbox are not empty
   // when the measured runs start (PostgreSQL plans for the tables as they are then).
   await runWrk(quick ? 2 : 5, "warm-up launches", launchUrl, 16, launchLua.warmUp);
@@ -274,29 +277,26 @@ try {
   );
   await stop(split);
 
-  // Observability on: the single process with OpenTelemetry exporting and /metrics served.
-  const pairedObs = await paired("observability on", launchLua.pairObs);
-  const observedService = await startObserved(root, env);
-  cleanups.push(observedService.stop);
-  // Warmed up as the single process was, so both are compared running, not starting.
+  // Warmed up as the single process was, so each variant is compared running, not starting.
   const warmUp = (base: string, script: string) =>
-    runWrk(quick ? 2 : 5, "warm-up launches", `${base}/portal/api/auth/app/bench`, 16, script);
-  await warmUp(observedService.base, launchLua.warmObs);
-  const observed: WrkResult[] = [];
-  for (
-    const [name, path, script] of [
-      ["launch, observability on", "/portal/api/auth/app/bench", launchLua.launchObs],
-      ["GET /api/v1/sessions/:id, observability on", "/api/v1/sessions/1", sessionLua],
-    ]
-  ) {
-    await maintain(bench);
-    observed.push(
-      await wrk(name, `${observedService.base}${path}`, 64, script, observedService.server.pid),
-    );
-  }
-  const rssObserved = await peakRss(observedService.server);
-  const observedCheck = await observedService.check();
-  await observedService.stop();
+    runWrk(quick ? 2 : 5, "warm-up launches", `${base}${launchPath}`, 16, script);
+  // Observability on against off, alternated in halves (tools/bench/observability.ts).
+  const { off: pairedObs, on: observed, rss: rssObserved, check: observedCheck } =
+    await observabilityCases({
+      root,
+      env,
+      seconds: Math.ceil(seconds / 2),
+      single: { base, pid },
+      warmUp,
+      launch: {
+        path: launchPath,
+        warm: launchLua.warmObs,
+        off: [launchLua.pairObs0, launchLua.pairObs1],
+        on: [launchLua.launchObs0, launchLua.launchObs1],
+      },
+      get: { path: sessionPath, script: sessionLua },
+      before: () => maintain(bench),
+    });
 
   // Scale-out: three processes behind PgBouncer (transaction mode).
   const pairedScaled = await paired("PgBouncer", launchLua.pair3);

@@ -3,7 +3,10 @@
  * traces and metrics exported over OTLP/HTTP to a local receiver, tools/bench/otlp_receiver.ts)
  * and /metrics served on METRICS_PORT, as docs/operations.md describes turning them on.
  */
-import { freePort, spawn, stop, waitFor } from "./processes.ts";
+import { alternated } from "./alternate.ts";
+import { wrk } from "./load.ts";
+import { freePort, peakRss, spawn, stop, waitFor } from "./processes.ts";
+import type { WrkResult } from "./wrk.ts";
 import { startServer } from "./bench_service.ts";
 
 /** A running service with observability on, its receiver and metrics endpoint. */
@@ -68,4 +71,65 @@ export async function startObserved(
       await stop(receiver);
     },
   };
+}
+
+/** What the observability cases measured: launch and GET, off and on, memory and exports. */
+export interface ObservabilityCases {
+  off: WrkResult[];
+  on: WrkResult[];
+  /** Peak RSS of the observed service, MB. */
+  rss: number;
+  check: { exports: number; metrics: boolean };
+}
+
+/**
+ * Starts the observed service beside the running single process `single` (idle meanwhile),
+ * warms it up, and measures the launch and GET cases on both, alternated (off, on, off, on;
+ * tools/bench/alternate.ts) in runs of `seconds`, each after `before()` (the vacuum every case
+ * gets); each side's two runs are merged under the rows' names.
+ */
+export async function observabilityCases(o: {
+  root: string;
+  env: Record<string, string>;
+  seconds: number;
+  single: { base: string; pid: number };
+  warmUp: (base: string, script: string) => Promise<unknown>;
+  launch: { path: string; warm: string; off: string[]; on: string[] };
+  get: { path: string; script: string };
+  before: () => Promise<void>;
+}): Promise<ObservabilityCases> {
+  const observed = await startObserved(o.root, o.env);
+  try {
+    await o.warmUp(observed.base, o.launch.warm);
+    const side = (label: string, base: string, path: string, lua: string[], pid: number) => ({
+      name: label,
+      run: async (k: number) => {
+        await o.before();
+        return await wrk(o.seconds, `${label} (${k + 1}/2)`, `${base}${path}`, 64, lua[k], pid);
+      },
+    });
+    const cases = [
+      ["launch", o.launch.path, o.launch.off, o.launch.on],
+      ["GET /api/v1/sessions/:id", o.get.path, [o.get.script, o.get.script], [
+        o.get.script,
+        o.get.script,
+      ]],
+    ] as const;
+    const off: WrkResult[] = [];
+    const on: WrkResult[] = [];
+    for (const [name, path, offLua, onLua] of cases) {
+      const [a, b] = await alternated(
+        2,
+        side(`${name}, one process, paired with observability on`, o.single.base, path, [
+          ...offLua,
+        ], o.single.pid),
+        side(`${name}, observability on`, observed.base, path, [...onLua], observed.server.pid),
+      );
+      off.push(a);
+      on.push(b);
+    }
+    return { off, on, rss: await peakRss(observed.server), check: await observed.check() };
+  } finally {
+    await observed.stop();
+  }
 }
