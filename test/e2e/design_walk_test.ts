@@ -63,8 +63,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    await ensureWidgetBuilt();
-    const walk = await startWalk();
+    await within("building the widget", 300_000, ensureWidgetBuilt());
+    const walk = await within("starting the service and its data", 120_000, startWalk());
     let browser = await within("launching Chromium", 120_000, launchChromium());
     const problems: string[] = [];
     const widest: Record<string, number> = {};
