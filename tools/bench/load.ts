@@ -119,7 +119,8 @@ export async function pgbench(
       url.port || "5432",
       "-U",
       decodeURIComponent(url.username || "postgres"),
-      "-n",
+      // pgbench's own vacuum of its tables (autovacuum may be off), but for a custom script.
+      ...(extra.includes("-f") ? ["-n"] : []),
       "-M",
       "prepared",
       "-c",

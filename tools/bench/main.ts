@@ -45,6 +45,7 @@ import {
   createBenchApp,
   maintain,
   serviceEnv,
+  settle,
   startReceiver,
   startServer,
   writeBearerScript,
@@ -100,6 +101,7 @@ try {
 
   // Baseline B: pgbench on the same PostgreSQL server.
   await pgbenchInit(databaseUrl, pgbenchDb);
+  await settle(admin);
   const tpcb = await pgbench("pgbench TPC-B", pgbenchDb, []);
   const selectOnly = await pgbench("pgbench select-only", pgbenchDb, ["-S"]);
 
@@ -331,6 +333,7 @@ try {
   await checkInputsSufficed(bench, 3 * PER_RUN);
   // Baseline B again: a shared host's speed drifts, and every ratio above compares a case with
   // baselines measured minutes before it (the verdict's first line says whether it held).
+  await settle(admin);
   const tpcbEnd = await pgbench("pgbench TPC-B, again at the end", pgbenchDb, []);
   const [{ launches }] =
     await bench`select count(*) as launches from launches where outcome = 'ok'`;
@@ -369,7 +372,7 @@ try {
   const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   notes.push(
     `Before each case the bench runs VACUUM ANALYZE on its database, as pgbench does on its ` +
-      `tables before each run (autovacuum on this server: ${autovacuum}).`,
+      `tables before each run (autovacuum on this server: ${autovacuum}), then a CHECKPOINT.`,
   );
   const [{ version }] = await admin`select current_setting('server_version') as version`;
   await writeResults(
