@@ -18,10 +18,14 @@ import { redactPath } from "../http/redact.ts";
 
 const tracer = trace.getTracer("portal-launcher");
 
-/** scheme://host[:port] (a name ending in a letter label, or a dotted quad; no default port). */
-const PLAIN_ORIGIN = String.raw`https?:\/\/(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*|` +
+/**
+ * scheme://host[:port]: a name ending in a letter label (no punycode `xn--` label, which the
+ * parser checks), or a dotted quad; no default port and no leading zero (redactUrl also leaves a
+ * port over 65535 to the parser).
+ */
+const PLAIN_ORIGIN = String.raw`https?:\/\/(?:(?:(?!xn--)[a-z0-9-]+\.)*(?!xn--)[a-z][a-z0-9-]*|` +
   String.raw`(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))` +
-  String.raw`(?::(?!0|80(?!\d)|443(?!\d))\d{1,5})?`;
+  String.raw`(?::(?!0|80(?!\d)|443(?!\d))(\d{1,5}))?`;
 const PLAIN_URL = new RegExp(`^(${PLAIN_ORIGIN})(\\/[A-Za-z0-9\\/_~+,;=:-]*)(?:[?#]|$)`);
 
 /**
@@ -33,7 +37,7 @@ export function redactUrl(url: string): string {
   // parser keeps as they are) is cut as it stands: the parse below gave the same, at a cost paid
   // for each span with a URL.
   const plain = PLAIN_URL.exec(url);
-  if (plain) return `${plain[1]}${redactPath(plain[2])}`;
+  if (plain && !(Number(plain[2]) > 65_535)) return `${plain[1]}${redactPath(plain[3])}`;
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}${redactPath(parsed.pathname)}`;
