@@ -58,6 +58,27 @@ async function check(p: WalkPage, page: Page, width: number) {
   return { found, scroll };
 }
 
+/**
+ * `run()`'s result within STALL_MS. A page that never answers (seen rarely in loaded full-suite
+ * runs, once wedging the whole CI run) is checked again after `recover(attempt)`: the same checks,
+ * never skipped; a third stall fails the test, naming the page.
+ */
+async function retried<T>(
+  what: string,
+  run: () => Promise<T>,
+  recover: (attempt: number) => Promise<void>,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await within(what, STALL_MS, run());
+    } catch (error) {
+      if (!(error instanceof Stalled) || attempt === 3) throw error;
+      console.warn(`${new Date().toISOString()} design walk: ${error.message}; trying again`);
+      await recover(attempt);
+    }
+  }
+}
+
 Deno.test({
   name: "design walk: no page overflows at 320, 768, 1280 px; no serious axe finding (WCAG 2.2)",
   sanitizeOps: false,
@@ -89,31 +110,14 @@ Deno.test({
             }
           };
           for (const p of walk.pages.filter((p) => p.viewer === viewer)) {
-            // A page that never answers (seen rarely in loaded full-suite runs, once wedging the
-            // whole CI run) is checked again in a fresh context, then in a fresh Chromium: the
-            // same checks, never skipped; a third stall fails the test, naming the page.
-            for (let attempt = 1;; attempt++) {
-              try {
-                const what = `${p.name} at ${width} px as ${viewer}`;
-                const { found, scroll } = await within(
-                  what,
-                  STALL_MS,
-                  tab().then((page) => check(p, page, width)),
-                );
-                if (width === 320) widest[p.name] = Math.max(widest[p.name] ?? 0, scroll);
-                problems.push(...found);
-                break;
-              } catch (error) {
-                if (!(error instanceof Stalled) || attempt === 3) throw error;
-                const fresh = attempt === 1 ? "context" : "Chromium";
-                console.warn(
-                  `${
-                    new Date().toISOString()
-                  } design walk: ${error.message}; again in a fresh ${fresh}`,
-                );
-                await discard(attempt === 2);
-              }
-            }
+            const { found, scroll } = await retried(
+              `${p.name} at ${width} px as ${viewer}`,
+              () => tab().then((page) => check(p, page, width)),
+              // A fresh context after the first stall, a fresh Chromium after the second.
+              (attempt) => discard(attempt === 2),
+            );
+            if (width === 320) widest[p.name] = Math.max(widest[p.name] ?? 0, scroll);
+            problems.push(...found);
           }
           await discard(false);
         }

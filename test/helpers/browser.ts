@@ -88,8 +88,8 @@ export async function browserPid(browser: Browser): Promise<number | undefined> 
 
 /**
  * Bounds a test's browser: `close()` kills the process when a graceful close has not finished in
- * `closeMs` (15 s), and a browser still open after `lifetimeMs` (20 min) is killed, which rejects every call
- * waiting on it. `deno test` never times a test out, so without this one wedged renderer would
+ * `closeMs` (15 s), and a browser still open after `lifetimeMs` (20 min) is killed, which rejects
+ * every call waiting on it. `deno test` never times a test out, so without this one wedged renderer would
  * hang the whole suite (seen once in CI, in the design walk).
  */
 export async function bounded(
@@ -104,10 +104,7 @@ export async function bounded(
       Deno.kill(pid, "SIGKILL");
     } catch { /* already gone */ }
   };
-  const watchdog = setTimeout(
-    () => kill(`open for over ${lifetimeMs / 1000} s`),
-    lifetimeMs,
-  );
+  const watchdog = setTimeout(() => kill(`open for over ${lifetimeMs / 1000} s`), lifetimeMs);
   Deno.unrefTimer(watchdog);
   browser.on("disconnected", () => clearTimeout(watchdog));
   const close = browser.close.bind(browser);
@@ -126,12 +123,22 @@ export async function chromiumPath(): Promise<string> {
   return await found;
 }
 
-/** Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`, bounded (see `bounded`). */
+/**
+ * Launches the browser at `executablePath` headless, with CHROMIUM_ARGS and `extraArgs`, bounded
+ * (see `bounded`, whose limits `limits` may shorten).
+ */
+export async function launchBounded(
+  executablePath: string,
+  extraArgs: string[] = [],
+  limits?: { lifetimeMs?: number; closeMs?: number },
+): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return await bounded(browser, limits);
+}
+
+/** Launches the tests' Chromium (see `locate`) with CHROMIUM_ARGS and `extraArgs`, bounded. */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  const executablePath = await chromiumPath();
-  return await bounded(
-    await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs] }),
-  );
+  return await launchBounded(await chromiumPath(), extraArgs);
 }
 
 /**
@@ -155,7 +162,7 @@ export async function launchHeadlessShell(): Promise<Browser> {
         "or npx playwright install chromium-headless-shell",
     );
   }
-  return await bounded(await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS }));
+  return await launchBounded(path);
 }
 
 /**

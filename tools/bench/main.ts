@@ -195,7 +195,7 @@ try {
       ["launch 16", "launch", launchUrl, 16, launchLua.launch16],
       ["launch 64", "launch", launchUrl, 64, launchLua.launch64],
       ["token", "token issuance", `${base}/api/v1/oauth2/token`, 64, tokenLua],
-      ["GET one", "GET /api/v1/sessions/:id", `${base}/api/v1/sessions/1`, 64, sessionLua],
+      ["GET one", "GET /api/v1/sessions/:id", `${base}${sessionPath}`, 64, sessionLua],
       [
         "GET page",
         "GET /api/v1/sessions?status=open&limit=50",
@@ -224,7 +224,7 @@ try {
         [`launch, one process, paired with ${what}`, launchUrl, script],
         [
           `GET /api/v1/sessions/:id, one process, paired with ${what}`,
-          `${base}/api/v1/sessions/1`,
+          `${base}${sessionPath}`,
           sessionLua,
         ],
       ]
@@ -249,8 +249,8 @@ try {
   const multi: WrkResult[] = [];
   for (
     const [name, url, script] of [
-      ["launch, all cores", `${pbase}/portal/api/auth/app/bench`, launchLua.launchAll],
-      ["GET /api/v1/sessions/:id, all cores", `${pbase}/api/v1/sessions/1`, sessionLua],
+      ["launch, all cores", `${pbase}${launchPath}`, launchLua.launchAll],
+      ["GET /api/v1/sessions/:id, all cores", `${pbase}${sessionPath}`, sessionLua],
     ]
   ) {
     await maintain(bench);
@@ -271,7 +271,7 @@ try {
   multi.push(
     await wrk(
       `launch, all cores, ${perProcess} connections each`,
-      `${pbase}/portal/api/auth/app/bench`,
+      `${pbase}${launchPath}`,
       64,
       launchLua.launchSplit,
       await treePids(split),
@@ -309,8 +309,8 @@ try {
   const scaled: WrkResult[] = [];
   for (
     const [name, path, script] of [
-      ["launch, 3 processes via PgBouncer", "/portal/api/auth/app/bench", launchLua.launch3],
-      ["GET /api/v1/sessions/:id, 3 processes via PgBouncer", "/api/v1/sessions/1", sessionLua],
+      ["launch, 3 processes via PgBouncer", launchPath, launchLua.launch3],
+      ["GET /api/v1/sessions/:id, 3 processes via PgBouncer", sessionPath, sessionLua],
     ]
   ) {
     await maintain(bench);

@@ -1,7 +1,8 @@
 /**
- * The observability cases' service: the single process with OpenTelemetry on (OTEL_DENO=true,
- * traces and metrics exported over OTLP/HTTP to a local receiver, tools/bench/otlp_receiver.ts)
- * and /metrics served on METRICS_PORT, as docs/operations.md describes turning them on.
+ * The observability cases (`observabilityCases`, alternated with the single process) and their
+ * service: the single process with OpenTelemetry on (OTEL_DENO=true, traces and metrics exported
+ * over OTLP/HTTP to a local receiver, tools/bench/otlp_receiver.ts) and /metrics served on
+ * METRICS_PORT, as docs/operations.md describes turning them on.
  */
 import { alternated } from "./alternate.ts";
 import { wrk } from "./load.ts";
@@ -101,29 +102,37 @@ export async function observabilityCases(o: {
   const observed = await startObserved(o.root, o.env);
   try {
     await o.warmUp(observed.base, o.launch.warm);
-    const side = (label: string, base: string, path: string, lua: string[], pid: number) => ({
-      name: label,
+    // One side of a case: its k-th run (script `lua(k)`) after the vacuum every case gets.
+    const side = (
+      name: string,
+      base: string,
+      path: string,
+      lua: (k: number) => string,
+      pid: number,
+    ) => ({
+      name,
       run: async (k: number) => {
         await o.before();
-        return await wrk(o.seconds, `${label} (${k + 1}/2)`, `${base}${path}`, 64, lua[k], pid);
+        return await wrk(o.seconds, `${name} (${k + 1}/2)`, `${base}${path}`, 64, lua(k), pid);
       },
     });
-    const cases = [
-      ["launch", o.launch.path, o.launch.off, o.launch.on],
-      ["GET /api/v1/sessions/:id", o.get.path, [o.get.script, o.get.script], [
-        o.get.script,
-        o.get.script,
-      ]],
-    ] as const;
+    const cases: [string, string, (k: number) => string, (k: number) => string][] = [
+      ["launch", o.launch.path, (k) => o.launch.off[k], (k) => o.launch.on[k]],
+      ["GET /api/v1/sessions/:id", o.get.path, () => o.get.script, () => o.get.script],
+    ];
     const off: WrkResult[] = [];
     const on: WrkResult[] = [];
     for (const [name, path, offLua, onLua] of cases) {
       const [a, b] = await alternated(
         2,
-        side(`${name}, one process, paired with observability on`, o.single.base, path, [
-          ...offLua,
-        ], o.single.pid),
-        side(`${name}, observability on`, observed.base, path, [...onLua], observed.server.pid),
+        side(
+          `${name}, one process, paired with observability on`,
+          o.single.base,
+          path,
+          offLua,
+          o.single.pid,
+        ),
+        side(`${name}, observability on`, observed.base, path, onLua, observed.server.pid),
       );
       off.push(a);
       on.push(b);

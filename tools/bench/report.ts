@@ -49,9 +49,9 @@ export interface Measured {
 
 /**
  * The rows of one variant (all cores, observability on, PgBouncer): the single process's launch
- * and GET one measured right before it (`pair`), each with its ratio to the earlier
- * single-process row (`l64`, `getOne`); then the variant's runs (launch, GET one, more launches),
- * each with its ratio to the paired run of its kind.
+ * and GET one measured right before it, or alternated with it (`pair`), each with its ratio to
+ * the earlier single-process row (`l64`, `getOne`); then the variant's runs (launch, GET one, more
+ * launches), each with its ratio to the paired run of its kind.
  */
 function variantRows(
   pair: WrkResult[],
