@@ -206,7 +206,7 @@ async function compile(dir: string, output: string): Promise<void> {
     "--allow-read",
     "--allow-write",
     "--allow-sys",
-    "--v8-flags=--max-semi-space-size=4,--max-old-space-size=128",
+    "--v8-flags=--max-semi-space-size=8,--max-old-space-size=128",
     ...includes,
     "--output",
     output,

@@ -20,7 +20,7 @@ export const PROCESS_ARGS = [
   "--allow-sys",
   // Deno.serve's reusePort is an unstable option (Deno 2.9).
   "--unstable-net",
-  "--v8-flags=--max-semi-space-size=4,--max-old-space-size=128",
+  "--v8-flags=--max-semi-space-size=8,--max-old-space-size=128",
   MAIN,
   "--reuse-port",
   "--supervised",

@@ -1,10 +1,11 @@
 /**
- * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--root DIR]
- * [--keep FILE] [--observability] [--plain] [--v8-flags FLAGS] [--env NAME=VALUE ...]`: where the
+ * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--connections N]
+ * [--root DIR] [--keep FILE] [--observability] [--plain] [--v8-flags FLAGS]
+ * [--env NAME=VALUE ...]`: where the
  * server's CPU goes per request. Starts the service (of this repository, or of the checkout DIR,
  * to compare with an older version) with `--cpu-prof` on a fresh bench database with the bench's
- * data and realistic app config, drives 64 connections at it with wrk (distinct single-use
- * launches, `GET /api/v1/sessions/:id` of random sessions, the list page
+ * data and realistic app config, drives 64 connections (`--connections`) at it with wrk
+ * (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, the list page
  * `GET /api/v1/sessions?status=open&limit=50`, or token requests) or queues N × 2,000 callback
  * events for its delivery worker to drain (a "request" is then one delivered event), and prints
  * the top functions and areas of the code by self time per request, counted only during the load
@@ -37,6 +38,10 @@ const arg = (name: string) => {
   return i >= 0 ? Deno.args[i + 1] : undefined;
 };
 const seconds = Number(arg("--seconds") ?? 10);
+const connections = Number(arg("--connections") ?? 64);
+if (!Number.isInteger(connections) || connections < 1) {
+  throw new Error("--connections is a positive whole number (wrk's connections, default 64)");
+}
 const which = arg("--case") ?? "launch";
 // --observability: the service as the bench's "observability on" cases run it.
 const observed = Deno.args.includes("--observability");
@@ -148,7 +153,7 @@ interface Run {
 }
 
 /**
- * Prepares 64 wrk connections for `seconds` (launches signed, or reads of random sessions, or
+ * Prepares the wrk run of `connections` for `seconds` (launches signed, or reads of random sessions, or
  * token requests) and answers the run itself.
  */
 async function loadRun(
@@ -176,14 +181,14 @@ async function loadRun(
     ? [await writeBearerScript(tmp, app.token), `${base}/api/v1/sessions?status=open&limit=50`]
     : [await writeTokenScript(tmp), `${base}/api/v1/oauth2/token`];
   return async () => {
-    const result = await wrk(seconds, which, url, 64, script, pid);
+    const result = await wrk(seconds, which, url, connections, script, pid);
     // Launches counted by the database; reads estimated from wrk's rate (all 2xx, or it says).
     const [{ launched }] = await bench`select count(*)::int as launched from launches
       where outcome = 'ok'`;
     const ok = which === "launch" ? launched : Math.round(result.requestsPerSecond * seconds);
     return {
       cpu: cpuCosts.get(result)!,
-      summary: `${seconds} s, 64 connections; ${ok} requests (` +
+      summary: `${seconds} s, ${connections} connections; ${ok} requests (` +
         `${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
         `non-2xx ${result.non2xx})`,
     };
