@@ -3,9 +3,10 @@
  * scales as it does. On a fresh database with the bench's data, pgbench calls launch_apply alone
  * (the database-limit case's inputs, tools/bench/database_limit.ts) for 10 s at each client
  * count while PostgreSQL's wait events of those backends are sampled every 100 ms; prints the
- * rate and the share of each wait event (`CPU:-` is running), and the relation locks one launch
- * holds at its end (how many PostgreSQL kept on a backend's fast path, how many went through the
- * shared lock manager).
+ * rate, the WAL written per call, the share of each wait event (`CPU:-` is running), and the
+ * relation locks one launch holds at its end (how many PostgreSQL kept on a backend's fast path,
+ * how many went through the shared lock manager). The app has a callback URL, as in the bench, so
+ * each launch writes its callback event (nothing delivers it here).
  */
 import postgres from "postgres";
 import { migrate } from "../../db/migrate.ts";
@@ -29,8 +30,9 @@ const sql = postgres(url.href, { max: 2, onnotice: () => {} });
 try {
   console.log(`launch_apply contention: ${counts.join(", ")} clients, ${SECONDS} s each`);
   await migrate(sql);
-  const [{ id }] = await sql`insert into apps (app_name, name, auth_type, api_key_sealed)
-    values ('bench', 'Bench', 'signed_request', 'x') returning id`;
+  const [{ id }] = await sql`insert into apps (app_name, name, auth_type, api_key_sealed,
+      callback_url)
+    values ('bench', 'Bench', 'signed_request', 'x', 'http://127.0.0.1:9/callbacks') returning id`;
   console.log("  loading data and storing inputs ...");
   const minSession = await loadData(sql, Number(id));
   const inputs = 3_000 * SECONDS * counts.length;
@@ -71,11 +73,19 @@ try {
       }
       await probe.end();
     })();
+    const wal0 = await walStats(sql);
     const run = await pgbench(SECONDS, databaseUrl, "launch_apply", db, ["-f", script], clients);
+    const wal1 = await walStats(sql);
     running = false;
     await sampler;
     const total = [...waits.values()].reduce((a, b) => a + b, 0) || 1;
-    console.log(`${clients} clients: ${run.tps.toFixed(0)} launch_apply/s; wait events:`);
+    const calls = run.tps * SECONDS;
+    const per = (k: keyof typeof wal0) => (wal1[k] - wal0[k]) / calls;
+    console.log(
+      `${clients} clients: ${run.tps.toFixed(0)} launch_apply/s; per call ` +
+        `${per("records").toFixed(1)} WAL records, ${(per("bytes") / 1024).toFixed(1)} KB of ` +
+        `WAL, ${per("fpi").toFixed(2)} full-page images (the whole server's WAL); wait events:`,
+    );
     for (const [w, n] of [...waits].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
       console.log(`  ${(100 * n / total).toFixed(1).padStart(5)} %  ${w}`);
     }
@@ -85,4 +95,13 @@ try {
   await admin.unsafe(`drop database if exists ${db} with (force)`);
   await admin.end();
   await Deno.remove(tmp, { recursive: true });
+}
+
+/** The server's WAL written so far (pg_stat_wal, PostgreSQL 14 and later). */
+async function walStats(
+  sql: postgres.Sql,
+): Promise<{ records: number; bytes: number; fpi: number }> {
+  const [w] = await sql<{ records: string; bytes: string; fpi: string }[]>`
+    select wal_records as records, wal_bytes as bytes, wal_fpi as fpi from pg_stat_wal`;
+  return { records: Number(w.records), bytes: Number(w.bytes), fpi: Number(w.fpi) };
 }
