@@ -21,7 +21,7 @@ import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { checkDestination, DestinationRefused, type Resolver } from "./destination.ts";
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
-import { timeout } from "./timeout.ts";
+import { requestSignal, requestTimeoutMs } from "./timeout.ts";
 import { inDeliverySpan } from "../observability/tracing.ts";
 
 /** Delivery settings (from the configuration). */
@@ -279,9 +279,10 @@ async function attemptOnce(
     e.attempts >= settings.maxAttempts
       ? { status: "failed" }
       : { status: "pending", retryInMs: retryAfter ?? backoffMs(settings.retryBaseMs, e.attempts) };
-  // One deadline for the whole attempt, inside the worker's lease; each request its own timeout.
-  const deadline = timeout(settings.timeoutMs * 3);
-  const timers = [deadline];
+  // One deadline for the whole attempt, inside the worker's lease; each request its own timeout,
+  // cut to what is left of the deadline, and the worker's interrupt.
+  const deadlineAt = started + settings.timeoutMs * 3;
+  const timers: { clear(): void }[] = [];
   try {
     const request = buildRequest(e);
     const url = target.url = request.url;
@@ -289,7 +290,10 @@ async function attemptOnce(
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
     const send = (authorization: string | null) => {
-      const own = timeout(settings.timeoutMs);
+      const own = requestSignal(
+        requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
+        interrupt,
+      );
       timers.push(own);
       return (ctx.fetch ?? fetch)(url, {
         method: request.method,
@@ -300,7 +304,7 @@ async function attemptOnce(
         },
         body: request.body,
         redirect: "manual",
-        signal: AbortSignal.any([own.signal, deadline.signal, ...(interrupt ? [interrupt] : [])]),
+        signal: own.signal,
       });
     };
     let res = await send(await auth.header());

@@ -6,7 +6,7 @@
  */
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import { randomBytes } from "../crypto/random_token.ts";
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { SECRET_BYTES, SECRET_PREFIX, WEBHOOK_HEADERS } from "./contract.ts";
 
 /** A new callback signing secret: `whsec_` + Base64 of 32 random bytes. */
@@ -23,6 +23,22 @@ function keyBytes(secret: string): Uint8Array {
   return bytes;
 }
 
+// The HMAC key of each secret in use, made once: a worker signs every event of an app with the
+// same one or two secrets. Bounded; the secrets themselves are already held opened
+// (server/crypto/secret_cache.ts).
+const KEYS_KEPT = 64;
+const keys = new Map<string, KeyObject>();
+
+function signingKey(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(keyBytes(secret));
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * `v1,<signature>` of one message under one secret. node:crypto's synchronous HMAC, as the
  * launch's verification uses: Web Crypto's importKey and sign are async operations that cost
@@ -34,7 +50,7 @@ function signMessage(
   timestampSeconds: number,
   body: string,
 ): string {
-  return "v1," + createHmac("sha256", keyBytes(secret))
+  return "v1," + createHmac("sha256", signingKey(secret))
     .update(`${webhookId}.${timestampSeconds}.${body}`)
     .digest("base64");
 }

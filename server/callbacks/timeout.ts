@@ -1,15 +1,47 @@
 /**
- * A timeout signal whose timer can be cleared. AbortSignal.timeout keeps its timer, and the
+ * Timeout signals whose timers can be cleared. AbortSignal.timeout keeps its timer, and the
  * request listening to it, alive for the whole timeout after the answer came: at 2,000
  * deliveries a second with a 30 s deadline, some 60,000 finished requests held in memory.
  */
 
 /** A signal that aborts with a TimeoutError after `ms`; `clear` drops its timer once done. */
 export function timeout(ms: number): { signal: AbortSignal; clear(): void } {
+  return requestSignal(ms);
+}
+
+/**
+ * The signal of one request: it aborts with a TimeoutError after `ms`, or with `interrupt`'s
+ * reason when that aborts first (at once if it already has). `clear` drops the timer and the
+ * listener on `interrupt` once the request is done. One controller and one timer per request,
+ * where `AbortSignal.any` over a timeout and the interrupt made a dependent signal and its weak
+ * references for every delivery.
+ */
+export function requestSignal(
+  ms: number,
+  interrupt?: AbortSignal,
+): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")),
     ms,
   );
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  if (!interrupt) return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const stop = () => controller.abort(interrupt.reason);
+  if (interrupt.aborted) stop();
+  else interrupt.addEventListener("abort", stop, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      interrupt.removeEventListener("abort", stop);
+    },
+  };
+}
+
+/**
+ * How long one request of an attempt may take: its own `timeoutMs`, cut to what is left of the
+ * attempt's deadline (`deadlineAt`, on the `performance.now()` clock), never below zero.
+ */
+export function requestTimeoutMs(timeoutMs: number, deadlineAt: number, now: number): number {
+  return Math.max(0, Math.min(timeoutMs, deadlineAt - now));
 }

@@ -116,6 +116,19 @@ Deno.test("signing: the standardwebhooks package verifies both signatures of a r
   assert.throws(() => new Webhook(current).verify(body + " ", headers), "body altered");
 });
 
+Deno.test("signing: each secret signs with its own key, past the bound of keys kept", () => {
+  // More secrets than signing.ts keeps keys for (64), then the first ones again: every
+  // signature verifies with its own secret only, whether its key was kept, dropped or remade.
+  const secrets = Array.from({ length: 70 }, () => generateCallbackSecret());
+  for (const secret of [...secrets, ...secrets.slice(0, 3)]) {
+    const body = JSON.stringify({ type: "ping", data: { secret: secrets.indexOf(secret) } });
+    const headers = webhookHeaders([secret], "msg_keys", body);
+    assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+    const other = secrets[(secrets.indexOf(secret) + 1) % secrets.length];
+    assert.throws(() => new Webhook(other).verify(body, headers), "another secret's key");
+  }
+});
+
 Deno.test("adapters: URL templates encode the reference and refuse a missing instance", () => {
   assert.equal(
     expandUrl("https://crm.example.com/cases/{referenceId}/events?id={webhookId}", {
