@@ -33,7 +33,8 @@ function signingKey(secret: string): KeyObject {
   let key = keys.get(secret);
   if (!key) {
     key = createSecretKey(keyBytes(secret));
-    if (keys.size >= KEYS_KEPT) keys.clear();
+    // Full: the key made longest ago goes (a Map iterates in insertion order).
+    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!);
     keys.set(secret, key);
   }
   return key;

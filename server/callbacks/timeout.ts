@@ -10,7 +10,8 @@ export function timeout(ms: number): { signal: AbortSignal; clear(): void } {
 }
 
 /**
- * The signal of one request: it aborts with a TimeoutError after `ms`, or with `interrupt`'s
+ * The signal of one request: it aborts with a TimeoutError after `ms` (whole milliseconds; at
+ * once when there are none, so a request with no time left is never sent), or with `interrupt`'s
  * reason when that aborts first (at once if it already has). `clear` drops the timer and the
  * listener on `interrupt` once the request is done. One controller and one timer per request,
  * where `AbortSignal.any` over a timeout and the interrupt made a dependent signal and its weak
@@ -21,10 +22,11 @@ export function requestSignal(
   interrupt?: AbortSignal,
 ): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")),
-    ms,
-  );
+  const whole = Math.max(0, Math.round(ms));
+  const timedOut = () =>
+    controller.abort(new DOMException(`timed out after ${whole} ms`, "TimeoutError"));
+  if (whole === 0) timedOut();
+  const timer = whole === 0 ? undefined : setTimeout(timedOut, whole);
   if (!interrupt) return { signal: controller.signal, clear: () => clearTimeout(timer) };
   const stop = () => controller.abort(interrupt.reason);
   if (interrupt.aborted) stop();

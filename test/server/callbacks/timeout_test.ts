@@ -61,3 +61,12 @@ Deno.test("request timeout: its own time, cut to what is left of the deadline", 
   assert.equal(requestTimeoutMs(1_000, 3_000, 2_500), 500, "late: what is left of the deadline");
   assert.equal(requestTimeoutMs(1_000, 3_000, 3_200), 0, "past the deadline: none at all");
 });
+
+Deno.test("request signal: with no time left it is aborted before the request starts", () => {
+  for (const ms of [0, -5, 0.2]) {
+    const { signal, clear } = requestSignal(ms);
+    assert.equal(signal.aborted, true, `${ms} ms`);
+    assert.equal((signal.reason as DOMException).name, "TimeoutError");
+    clear();
+  }
+});

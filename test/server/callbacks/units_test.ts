@@ -310,3 +310,62 @@ Deno.test("delivery: an answered attempt clears its timeouts (nothing held until
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(signals[0].aborted, false);
 });
+
+Deno.test("delivery: a retry after a 401 that finds the deadline passed is never sent", async () => {
+  // Requests of 20 ms in an attempt of 60: the first call answers 401 at once, the renewed
+  // token comes 80 ms later, past the deadline. The second request must not leave (a real
+  // fetch with an aborted signal rejects without sending), and the attempt times out.
+  const secrets = await createSecretBox("k".repeat(32));
+  const calls: { aborted: boolean }[] = [];
+  let tokens = 0;
+  const ctx: DeliveryContext = {
+    sql: null as unknown as Sql,
+    secrets,
+    tokens: {
+      token: async () => {
+        if (tokens++ > 0) await new Promise((r) => setTimeout(r, 80));
+        return `token-${tokens}`;
+      },
+      invalidate: () => {},
+    } as unknown as TokenSource,
+    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
+    fetch: (_url, init) => {
+      const signal = init!.signal!;
+      calls.push({ aborted: signal.aborted });
+      if (signal.aborted) return Promise.reject(signal.reason);
+      return Promise.resolve(new Response("expired", { status: 401 }));
+    },
+  };
+  const event: ClaimedEvent = {
+    id: 2,
+    webhookId: "msg_2",
+    appId: 7,
+    sessionId: null,
+    referenceId: null,
+    type: "ping",
+    payload: { type: "ping", timestamp: new Date().toISOString(), data: {} },
+    attempts: 1,
+    app: {
+      appName: "crm",
+      implementor: "default",
+      authType: "signed_request",
+      callbackUrl: "http://127.0.0.1:9/hooks",
+      callbackMethod: "POST",
+      tokenUrl: "http://127.0.0.1:9/token",
+      tokenAuthMethod: "client_secret_basic",
+      consumerKey: "client",
+      consumerSecretSealed: await secrets.encrypt("s3cret", secretContext(7, "consumer_secret")),
+      callbackSecretSealed: await secrets.encrypt(
+        generateCallbackSecret(),
+        secretContext(7, "callback_secret"),
+      ),
+      callbackSecretPreviousSealed: null,
+      callbackSecretPreviousExpiresAt: null,
+    },
+    crm: null,
+  };
+  const delivered = await deliverEvent(ctx, event);
+  assert.deepEqual(calls, [{ aborted: false }, { aborted: true }], "the retry is not sent");
+  assert.equal(delivered.attempt.error, "timed out after 20 ms");
+  assert.equal(delivered.next.status, "pending");
+});
