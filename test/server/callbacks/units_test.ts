@@ -18,7 +18,11 @@ import {
 } from "../../../server/callbacks/delivery.ts";
 import type { ClaimedEvent } from "../../../db/queries/callback_events.ts";
 import type { Sql } from "../../../db/mod.ts";
-import { createSecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
+import {
+  createSecretBox,
+  type SecretBox,
+  secretContext,
+} from "../../../server/crypto/secret_box.ts";
 import type { TokenSource } from "../../../server/callbacks/oauth_client.ts";
 import { generateCallbackSecret, webhookHeaders } from "../../../server/callbacks/signing.ts";
 import { adapterOf } from "../../../server/callbacks/adapters/registry.ts";
@@ -263,23 +267,15 @@ Deno.test("adapters: each class builds its own request from one event", () => {
   assert.deepEqual(JSON.parse(plain.body), event.body, "the Standard Webhooks body itself");
 });
 
-Deno.test("delivery: an answered attempt clears its timeouts (nothing held until they fire)", async () => {
-  const secrets = await createSecretBox("k".repeat(32));
-  const secret = generateCallbackSecret();
-  const signals: AbortSignal[] = [];
-  const ctx: DeliveryContext = {
-    sql: null as unknown as Sql,
-    secrets,
-    tokens: null as unknown as TokenSource,
-    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
-    fetch: (_url, init) => {
-      signals.push(init!.signal!);
-      return Promise.resolve(new Response("ok", { status: 200 }));
-    },
-  };
-  const event: ClaimedEvent = {
-    id: 1,
-    webhookId: "msg_1",
+/** A claimed `ping` of app 7 (a default CRM at a loopback URL), with a callback secret. */
+async function pingEvent(
+  secrets: SecretBox,
+  id: number,
+  app: Partial<ClaimedEvent["app"]> = {},
+): Promise<ClaimedEvent> {
+  return {
+    id,
+    webhookId: `msg_${id}`,
     appId: 7,
     sessionId: null,
     referenceId: null,
@@ -296,12 +292,32 @@ Deno.test("delivery: an answered attempt clears its timeouts (nothing held until
       tokenAuthMethod: "client_secret_basic",
       consumerKey: null,
       consumerSecretSealed: null,
-      callbackSecretSealed: await secrets.encrypt(secret, secretContext(7, "callback_secret")),
+      callbackSecretSealed: await secrets.encrypt(
+        generateCallbackSecret(),
+        secretContext(7, "callback_secret"),
+      ),
       callbackSecretPreviousSealed: null,
       callbackSecretPreviousExpiresAt: null,
+      ...app,
     },
     crm: null,
   };
+}
+
+Deno.test("delivery: an answered attempt clears its timeouts (nothing held until they fire)", async () => {
+  const secrets = await createSecretBox("k".repeat(32));
+  const signals: AbortSignal[] = [];
+  const ctx: DeliveryContext = {
+    sql: null as unknown as Sql,
+    secrets,
+    tokens: null as unknown as TokenSource,
+    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
+    fetch: (_url, init) => {
+      signals.push(init!.signal!);
+      return Promise.resolve(new Response("ok", { status: 200 }));
+    },
+  };
+  const event = await pingEvent(secrets, 1);
   const delivered = await deliverEvent(ctx, event);
   assert.equal(delivered.next.status, "delivered");
   assert.equal(signals.length, 1);
@@ -336,34 +352,11 @@ Deno.test("delivery: a retry after a 401 that finds the deadline passed is never
       return Promise.resolve(new Response("expired", { status: 401 }));
     },
   };
-  const event: ClaimedEvent = {
-    id: 2,
-    webhookId: "msg_2",
-    appId: 7,
-    sessionId: null,
-    referenceId: null,
-    type: "ping",
-    payload: { type: "ping", timestamp: new Date().toISOString(), data: {} },
-    attempts: 1,
-    app: {
-      appName: "crm",
-      implementor: "default",
-      authType: "signed_request",
-      callbackUrl: "http://127.0.0.1:9/hooks",
-      callbackMethod: "POST",
-      tokenUrl: "http://127.0.0.1:9/token",
-      tokenAuthMethod: "client_secret_basic",
-      consumerKey: "client",
-      consumerSecretSealed: await secrets.encrypt("s3cret", secretContext(7, "consumer_secret")),
-      callbackSecretSealed: await secrets.encrypt(
-        generateCallbackSecret(),
-        secretContext(7, "callback_secret"),
-      ),
-      callbackSecretPreviousSealed: null,
-      callbackSecretPreviousExpiresAt: null,
-    },
-    crm: null,
-  };
+  const event = await pingEvent(secrets, 2, {
+    tokenUrl: "http://127.0.0.1:9/token",
+    consumerKey: "client",
+    consumerSecretSealed: await secrets.encrypt("s3cret", secretContext(7, "consumer_secret")),
+  });
   const delivered = await deliverEvent(ctx, event);
   assert.deepEqual(calls, [{ aborted: false }, { aborted: true }], "the retry is not sent");
   assert.equal(delivered.attempt.error, "timed out after 20 ms");
