@@ -1,10 +1,10 @@
 /**
  * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--connections N]
  * [--root DIR] [--keep FILE] [--observability] [--plain] [--v8-flags FLAGS]
- * [--env NAME=VALUE ...]`: where the
- * server's CPU goes per request. Starts the service (of this repository, or of the checkout DIR,
- * to compare with an older version) with `--cpu-prof` on a fresh bench database with the bench's
- * data and realistic app config, drives 64 connections (`--connections`) at it with wrk
+ * [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the service (of this
+ * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
+ * fresh bench database with the bench's data and realistic app config, drives 64 connections
+ * (`--connections`, from 2: wrk runs two threads) at it with wrk
  * (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, the list page
  * `GET /api/v1/sessions?status=open&limit=50`, or token requests) or queues N × 2,000 callback
  * events for its delivery worker to drain (a "request" is then one delivered event), and prints
@@ -39,8 +39,9 @@ const arg = (name: string) => {
 };
 const seconds = Number(arg("--seconds") ?? 10);
 const connections = Number(arg("--connections") ?? 64);
-if (!Number.isInteger(connections) || connections < 1) {
-  throw new Error("--connections is a positive whole number (wrk's connections, default 64)");
+if (!Number.isInteger(connections) || connections < 2) {
+  // wrk runs two threads (tools/bench/load.ts), and each needs a connection of its own.
+  throw new Error("--connections is a whole number from 2 (wrk's connections, default 64)");
 }
 const which = arg("--case") ?? "launch";
 // --observability: the service as the bench's "observability on" cases run it.
