@@ -8,7 +8,7 @@
  * the file.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Frame, Page } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
 import { launchChromium, launchWithFramedCookiesBlocked, OUTPUT_DIR } from "../helpers/browser.ts";
 import { seriousViolations } from "../helpers/axe.ts";
@@ -122,14 +122,33 @@ const waitSeen = (page: Page, type: string, count = 1) =>
     [type, count] as const,
   );
 
-/** Waits until launcher `id`'s frame is `height` px high plus its 2 px of border. */
-const waitFrameHeight = (page: Page, id: string, height: number) =>
-  page.waitForFunction(
-    ([id, h]) =>
-      document.getElementById(id)!.shadowRoot!.querySelector("iframe")!.getBoundingClientRect()
-        .height === h + 2,
-    [id, height] as const,
+/**
+ * Waits until launcher `id`'s frame is as high as the portal page in it (`portal`) plus its 2 px
+ * of border, and answers the page's height. Both are read again at every poll: the page is in
+ * another document, and a height read once can be passed while the page settles. Fails after
+ * 30 s with both heights.
+ */
+async function waitFrameFits(page: Page, id: string, portal: Frame): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  let frame = 0;
+  let content = 0;
+  while (Date.now() < deadline) {
+    frame = await page.evaluate(
+      (id) =>
+        document.getElementById(id)!.shadowRoot!.querySelector("iframe")!.getBoundingClientRect()
+          .height,
+      id,
+    );
+    content = await portal.evaluate(() =>
+      Math.ceil(document.documentElement.getBoundingClientRect().height)
+    );
+    if (frame === content + 2) return content;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(
+    `launcher ${id}'s frame stayed ${frame} px high for a portal page of ${content} px (+ 2 px)`,
   );
+}
 
 Deno.test(
   "embedding: the iframe fills the element and autoresize follows the portal page",
@@ -153,12 +172,8 @@ Deno.test(
           .height
       );
     const portalFrame = page.frames().find((fr) => fr.url().includes("/portal/sessions/"))!;
-    const contentHeight = () =>
-      portalFrame.evaluate(() =>
-        Math.ceil(document.documentElement.getBoundingClientRect().height)
-      );
     // The frame takes the page's height (its border adds 2 px).
-    await waitFrameHeight(page, "a", await contentHeight());
+    await waitFrameFits(page, "a", portalFrame);
     const before = await frameHeight();
     // The path list grows by 30 entries: the frame follows.
     await portalFrame.evaluate(() => {
@@ -169,9 +184,8 @@ Deno.test(
         list.append(li);
       }
     });
-    const grown = await contentHeight();
+    const grown = await waitFrameFits(page, "a", portalFrame);
     assert.ok(grown > before + 300, `content grew: ${before} -> ${grown}`);
-    await waitFrameHeight(page, "a", grown);
     await page.screenshot({ path: `${OUTPUT_DIR}embedding-autoresize.png`, fullPage: true });
     await page.close();
   },
