@@ -2,6 +2,11 @@
  * `deno task build`: builds the element (widget/dist/portal-launcher.js) and the signer package
  * (widget/signer/dist/signer.js and validate.js) with Vite, and reports their sizes; the gzipped
  * sizes are the ones that matter (element ≤ 12 KB, signer core ≤ 3 KB: checked by tests).
+ *
+ * Builds can overlap (`deno task start` builds, and so do test processes running in parallel)
+ * while a running service or test reads the bundles. So Vite writes into a directory of this
+ * build's own under widget/, and each finished bundle is then renamed into place: a reader sees
+ * the old file or the new one, never none or half of one.
  */
 const root = new URL("../", import.meta.url).pathname;
 
@@ -17,11 +22,12 @@ export const BUNDLES = [
   },
 ] as const;
 
-async function vite(entry: string): Promise<void> {
+/** Builds bundle `entry` with Vite into `stage` (a directory under widget/, as its outDir root). */
+async function vite(entry: string, stage: string): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "npm:vite@8.3.8", "build", "--config", "widget/vite.config.ts"],
     cwd: root,
-    env: { WIDGET_ENTRY: entry },
+    env: { WIDGET_ENTRY: entry, WIDGET_STAGE: stage },
     stdout: "inherit",
     stderr: "inherit",
   }).output();
@@ -38,12 +44,21 @@ export async function gzipSize(path: string): Promise<number> {
 }
 
 if (import.meta.main) {
-  for (const dir of ["widget/dist", "widget/signer/dist"]) {
-    await Deno.remove(`${root}${dir}`, { recursive: true }).catch(() => {});
-  }
-  for (const b of BUNDLES) {
-    console.log(`build: ${b.file} (${b.what}) ...`);
-    await vite(b.entry);
+  const stage = `.stage-${Deno.pid}-${Date.now()}`;
+  try {
+    for (const b of BUNDLES) {
+      console.log(`build: ${b.file} (${b.what}) ...`);
+      await vite(b.entry, stage);
+    }
+    for (const b of BUNDLES) {
+      const file = b.file.slice("widget/".length);
+      await Deno.mkdir(`${root}widget/${file.slice(0, file.lastIndexOf("/"))}`, {
+        recursive: true,
+      });
+      await Deno.rename(`${root}widget/${stage}/${file}`, `${root}${b.file}`);
+    }
+  } finally {
+    await Deno.remove(`${root}widget/${stage}`, { recursive: true }).catch(() => {});
   }
   for (const b of BUNDLES) {
     const path = `${root}${b.file}`;

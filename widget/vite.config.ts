@@ -16,12 +16,15 @@ const entries = {
 
 const which = (Deno.env.get("WIDGET_ENTRY") ?? "element") as keyof typeof entries;
 const chosen = entries[which];
+// tools/build.ts builds into a directory of its own (WIDGET_STAGE, under widget/), then renames
+// each bundle into place.
+const stage = Deno.env.get("WIDGET_STAGE");
 
 export default defineConfig({
   root: new URL(".", import.meta.url).pathname,
   logLevel: "warn",
   build: {
-    outDir: chosen.outDir,
+    outDir: stage ? `${stage}/${chosen.outDir}` : chosen.outDir,
     emptyOutDir: false,
     target: "es2022",
     minify: true,
