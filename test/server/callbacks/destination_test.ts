@@ -13,12 +13,9 @@ import {
   urlProblem,
 } from "../../../server/callbacks/destination.ts";
 import { expandUrl } from "../../../server/callbacks/adapters/mod.ts";
-import { deliverEvent, type DeliveryContext } from "../../../server/callbacks/delivery.ts";
-import type { ClaimedEvent } from "../../../db/queries/callback_events.ts";
-import type { Sql } from "../../../db/mod.ts";
-import type { TokenSource } from "../../../server/callbacks/oauth_client.ts";
-import { generateCallbackSecret } from "../../../server/callbacks/signing.ts";
-import { createSecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
+import { deliverEvent } from "../../../server/callbacks/delivery.ts";
+import { createSecretBox } from "../../../server/crypto/secret_box.ts";
+import { claimedEvent, offlineContext } from "./offline_delivery.ts";
 
 /** A resolver that records the names asked and answers `ips`. */
 function recording(ips: string[] = ["93.184.216.34"]): Resolver & { asked: string[] } {
@@ -186,46 +183,27 @@ Deno.test("expandUrl fills each placeholder once: a value is never expanded agai
 Deno.test("deliverEvent sends nothing to a stored instance URL whose concrete URL is refused", async () => {
   const secrets = await createSecretBox("k".repeat(32));
   const fetched: string[] = [];
-  const ctx: DeliveryContext = {
-    sql: null as unknown as Sql,
-    secrets,
-    tokens: null as unknown as TokenSource,
+  const ctx = offlineContext(secrets, (url) => {
+    fetched.push(String(url));
+    return Promise.resolve(new Response("ok"));
+  }, {
     settings: { timeoutMs: 1_000, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: false },
     resolve: recording(),
-    fetch: (url) => {
-      fetched.push(String(url));
-      return Promise.resolve(new Response("ok"));
+  });
+  const event = await claimedEvent(secrets, 1, {
+    event: {
+      referenceId: "500A",
+      type: "session.created",
+      payload: { type: "session.created", timestamp: new Date().toISOString(), data: {} },
+      // As a launch stored it before instance URLs were checked.
+      crm: { instanceUrl: "https://{instanceUrl}@127.0.0.1:18243", oauthTokenSealed: null },
     },
-  };
-  const event: ClaimedEvent = {
-    id: 1,
-    webhookId: "msg_1",
-    appId: 7,
-    sessionId: null,
-    referenceId: "500A",
-    type: "session.created",
-    payload: { type: "session.created", timestamp: new Date().toISOString(), data: {} },
-    attempts: 1,
     app: {
-      appName: "crm",
       implementor: "crm_standard",
-      authType: "signed_request",
       callbackUrl: "{instanceUrl}/services/data/v62.0/sobjects/Portal_Event__c/{webhookId}",
       callbackMethod: "PATCH",
-      tokenUrl: null,
-      tokenAuthMethod: "client_secret_basic",
-      consumerKey: null,
-      consumerSecretSealed: null,
-      callbackSecretSealed: await secrets.encrypt(
-        generateCallbackSecret(),
-        secretContext(7, "callback_secret"),
-      ),
-      callbackSecretPreviousSealed: null,
-      callbackSecretPreviousExpiresAt: null,
     },
-    // As a launch stored it before instance URLs were checked.
-    crm: { instanceUrl: "https://{instanceUrl}@127.0.0.1:18243", oauthTokenSealed: null },
-  };
+  });
   const delivered = await deliverEvent(ctx, event);
   assert.deepEqual(fetched, []);
   assert.equal(delivered.next.status, "failed", "refused at once, not retried");

@@ -10,19 +10,9 @@ import {
   DestinationRefused,
   isPrivateAddress,
 } from "../../../server/callbacks/destination.ts";
-import {
-  backoffMs,
-  deliverEvent,
-  type DeliveryContext,
-  retryAfterMs,
-} from "../../../server/callbacks/delivery.ts";
-import type { ClaimedEvent } from "../../../db/queries/callback_events.ts";
-import type { Sql } from "../../../db/mod.ts";
-import {
-  createSecretBox,
-  type SecretBox,
-  secretContext,
-} from "../../../server/crypto/secret_box.ts";
+import { backoffMs, deliverEvent, retryAfterMs } from "../../../server/callbacks/delivery.ts";
+import { createSecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
+import { claimedEvent, offlineContext } from "./offline_delivery.ts";
 import type { TokenSource } from "../../../server/callbacks/oauth_client.ts";
 import { generateCallbackSecret, webhookHeaders } from "../../../server/callbacks/signing.ts";
 import { adapterOf } from "../../../server/callbacks/adapters/registry.ts";
@@ -267,57 +257,14 @@ Deno.test("adapters: each class builds its own request from one event", () => {
   assert.deepEqual(JSON.parse(plain.body), event.body, "the Standard Webhooks body itself");
 });
 
-/** A claimed `ping` of app 7 (a default CRM at a loopback URL), with a callback secret. */
-async function pingEvent(
-  secrets: SecretBox,
-  id: number,
-  app: Partial<ClaimedEvent["app"]> = {},
-): Promise<ClaimedEvent> {
-  return {
-    id,
-    webhookId: `msg_${id}`,
-    appId: 7,
-    sessionId: null,
-    referenceId: null,
-    type: "ping",
-    payload: { type: "ping", timestamp: new Date().toISOString(), data: {} },
-    attempts: 1,
-    app: {
-      appName: "crm",
-      implementor: "default",
-      authType: "signed_request",
-      callbackUrl: "http://127.0.0.1:9/hooks",
-      callbackMethod: "POST",
-      tokenUrl: null,
-      tokenAuthMethod: "client_secret_basic",
-      consumerKey: null,
-      consumerSecretSealed: null,
-      callbackSecretSealed: await secrets.encrypt(
-        generateCallbackSecret(),
-        secretContext(7, "callback_secret"),
-      ),
-      callbackSecretPreviousSealed: null,
-      callbackSecretPreviousExpiresAt: null,
-      ...app,
-    },
-    crm: null,
-  };
-}
-
 Deno.test("delivery: an answered attempt clears its timeouts (nothing held until they fire)", async () => {
   const secrets = await createSecretBox("k".repeat(32));
   const signals: AbortSignal[] = [];
-  const ctx: DeliveryContext = {
-    sql: null as unknown as Sql,
-    secrets,
-    tokens: null as unknown as TokenSource,
-    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
-    fetch: (_url, init) => {
-      signals.push(init!.signal!);
-      return Promise.resolve(new Response("ok", { status: 200 }));
-    },
-  };
-  const event = await pingEvent(secrets, 1);
+  const ctx = offlineContext(secrets, (_url, init) => {
+    signals.push(init!.signal!);
+    return Promise.resolve(new Response("ok", { status: 200 }));
+  });
+  const event = await claimedEvent(secrets, 1);
   const delivered = await deliverEvent(ctx, event);
   assert.equal(delivered.next.status, "delivered");
   assert.equal(signals.length, 1);
@@ -334,9 +281,12 @@ Deno.test("delivery: a retry after a 401 that finds the deadline passed is never
   const secrets = await createSecretBox("k".repeat(32));
   const calls: { aborted: boolean }[] = [];
   let tokens = 0;
-  const ctx: DeliveryContext = {
-    sql: null as unknown as Sql,
-    secrets,
+  const ctx = offlineContext(secrets, (_url, init) => {
+    const signal = init!.signal!;
+    calls.push({ aborted: signal.aborted });
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return Promise.resolve(new Response("expired", { status: 401 }));
+  }, {
     tokens: {
       token: async () => {
         if (tokens++ > 0) await new Promise((r) => setTimeout(r, 80));
@@ -344,18 +294,13 @@ Deno.test("delivery: a retry after a 401 that finds the deadline passed is never
       },
       invalidate: () => {},
     } as unknown as TokenSource,
-    settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
-    fetch: (_url, init) => {
-      const signal = init!.signal!;
-      calls.push({ aborted: signal.aborted });
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return Promise.resolve(new Response("expired", { status: 401 }));
+  });
+  const event = await claimedEvent(secrets, 2, {
+    app: {
+      tokenUrl: "http://127.0.0.1:9/token",
+      consumerKey: "client",
+      consumerSecretSealed: await secrets.encrypt("s3cret", secretContext(7, "consumer_secret")),
     },
-  };
-  const event = await pingEvent(secrets, 2, {
-    tokenUrl: "http://127.0.0.1:9/token",
-    consumerKey: "client",
-    consumerSecretSealed: await secrets.encrypt("s3cret", secretContext(7, "consumer_secret")),
   });
   const delivered = await deliverEvent(ctx, event);
   assert.deepEqual(calls, [{ aborted: false }, { aborted: true }], "the retry is not sent");
