@@ -51,11 +51,10 @@ if (import.meta.main) {
       await vite(b.entry, stage);
     }
     for (const b of BUNDLES) {
-      const file = b.file.slice("widget/".length);
-      await Deno.mkdir(`${root}widget/${file.slice(0, file.lastIndexOf("/"))}`, {
-        recursive: true,
-      });
-      await Deno.rename(`${root}widget/${stage}/${file}`, `${root}${b.file}`);
+      const final = `${root}${b.file}`;
+      await Deno.mkdir(final.slice(0, final.lastIndexOf("/")), { recursive: true });
+      // widget/dist/x.js was built as widget/<stage>/dist/x.js.
+      await Deno.rename(final.replace(`${root}widget/`, `${root}widget/${stage}/`), final);
     }
   } finally {
     await Deno.remove(`${root}widget/${stage}`, { recursive: true }).catch(() => {});

@@ -6,7 +6,7 @@
  * shorter) before `expires_in`; `invalidate` drops one after the CRM answered 401.
  */
 import { checkDestination, type Resolver } from "./destination.ts";
-import { timeout } from "./timeout.ts";
+import { requestSignal } from "./timeout.ts";
 
 /** What a token request needs from the app. */
 export interface TokenClient {
@@ -81,7 +81,7 @@ export class TokenSource {
       headers.Authorization = "Basic " +
         btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`);
     }
-    const limit = timeout(this.options.timeoutMs);
+    const limit = requestSignal(this.options.timeoutMs);
     let res: Response;
     let text: string;
     try {

@@ -4,11 +4,6 @@
  * deliveries a second with a 30 s deadline, some 60,000 finished requests held in memory.
  */
 
-/** A signal that aborts with a TimeoutError after `ms`; `clear` drops its timer once done. */
-export function timeout(ms: number): { signal: AbortSignal; clear(): void } {
-  return requestSignal(ms);
-}
-
 /**
  * The signal of one request: it aborts with a TimeoutError after `ms` (whole milliseconds; at
  * once when there are none, so a request with no time left is never sent), or with `interrupt`'s

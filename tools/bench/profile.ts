@@ -154,8 +154,8 @@ interface Run {
 }
 
 /**
- * Prepares the wrk run of `connections` for `seconds` (launches signed, or reads of random sessions, or
- * token requests) and answers the run itself.
+ * Prepares the wrk run of `connections` for `seconds` (launches signed, or reads of random
+ * sessions, or token requests) and answers the run itself.
  */
 async function loadRun(
   bench: postgres.Sql,

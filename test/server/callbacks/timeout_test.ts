@@ -3,7 +3,7 @@
  * cleared, the worker's interrupt, and each request's time cut to the attempt's deadline.
  */
 import assert from "node:assert/strict";
-import { requestSignal, requestTimeoutMs, timeout } from "../../../server/callbacks/timeout.ts";
+import { requestSignal, requestTimeoutMs } from "../../../server/callbacks/timeout.ts";
 
 /** Resolves with the reason once `signal` aborts. */
 function aborted(signal: AbortSignal): Promise<unknown> {
@@ -22,7 +22,7 @@ Deno.test("request signal: aborts with a TimeoutError after its time", async () 
 });
 
 Deno.test("request signal: cleared, it never aborts", async () => {
-  const { signal, clear } = timeout(10);
+  const { signal, clear } = requestSignal(10);
   clear();
   await new Promise((r) => setTimeout(r, 40));
   assert.equal(signal.aborted, false);
