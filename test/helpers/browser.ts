@@ -89,8 +89,8 @@ export async function browserPid(browser: Browser): Promise<number | undefined> 
 /**
  * Bounds a test's browser: `close()` kills the process when a graceful close has not finished in
  * `closeMs` (15 s), and a browser still open after `lifetimeMs` (20 min) is killed, which rejects
- * every call waiting on it. `deno test` never times a test out, so without this one wedged renderer would
- * hang the whole suite (seen once in CI, in the design walk).
+ * every call waiting on it. `deno test` never times a test out, so without this one wedged
+ * renderer would hang the whole suite (seen once in CI, in the design walk).
  */
 export async function bounded(
   browser: Browser,
