@@ -16,8 +16,13 @@ export async function iceConfiguration(cfg) {
 
 /**
  * The signaling socket: `onMessage(from, msg)` for each relayed message, `onStatus(open)` when it
- * opens or drops. A dropped socket reconnects and reads what it missed (`after` = last id).
+ * opens or drops. A dropped socket reconnects and reads what it missed (`after` = last id). What is
+ * sent while the socket is not open (still connecting, or reconnecting) waits, in order, and goes
+ * once the service has welcomed the socket: a consent ticked before the socket opened is recorded.
  */
+/** Messages kept while the socket is not open; past this many, more are dropped. */
+const MAX_WAITING = 200;
+
 export class Signaling {
   constructor(cfg, onMessage, onStatus) {
     this.cfg = cfg;
@@ -28,6 +33,7 @@ export class Signaling {
     this.ws = null;
     this.delay = 500;
     this.refusals = 0;
+    this.waiting = [];
   }
 
   connect() {
@@ -52,6 +58,7 @@ export class Signaling {
       if (m.type === "welcome") {
         if (this.lastId === null) this.lastId = m.lastId;
         this.onStatus(true, m);
+        for (const waiting of this.waiting.splice(0)) ws.send(JSON.stringify(waiting));
         return;
       }
       if (m.type === "error") {
@@ -74,7 +81,11 @@ export class Signaling {
   }
 
   send(message) {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    if (this.ws?.readyState === WebSocket.OPEN && this.waiting.length === 0) {
+      this.ws.send(JSON.stringify(message));
+    } else if (!this.ended && this.waiting.length < MAX_WAITING) {
+      this.waiting.push(message);
+    }
   }
 
   close() {
