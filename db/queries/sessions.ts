@@ -118,15 +118,17 @@ export async function sessionJsonById(
 }
 
 /**
- * A page of sessions matching the filter, newest first, as the API's JSON array text: up to
- * `limit` of them, whether more follow, and the last one's id (the next page's keyset).
+ * A page of sessions matching the filter, newest first, as the API's JSON array in UTF-8 bytes
+ * (PostgreSQL's text, never decoded into a string): up to `limit` of them, whether more follow,
+ * and the last one's id (the next page's keyset).
  */
 export async function listSessionsJson(
   sql: Sql,
   f: SessionFilter,
   limit: number,
-): Promise<{ items: string; more: boolean; lastId: number | null }> {
-  const [row] = await sql<{ items: string; fetched: number; lastId: number | null }[]>`
+): Promise<{ items: Uint8Array; more: boolean; lastId: number | null }> {
+  // Raw: each column as the bytes PostgreSQL sent, a view into the driver's read buffer.
+  const [[items, fetched, lastId]] = await sql<[Uint8Array, Uint8Array, Uint8Array | null][]>`
     with fetched as (
       select s.id
       from sessions s
@@ -157,8 +159,13 @@ export async function listSessionsJson(
         '[]')::text as items,
       (select count(*) from fetched)::int as fetched,
       (select min(id) from shown) as last_id
-  `;
-  return { items: row.items, more: row.fetched > limit, lastId: row.lastId };
+  `.raw();
+  const number = (bytes: Uint8Array) => Number(new TextDecoder().decode(bytes));
+  return {
+    items,
+    more: number(fetched) > limit,
+    lastId: lastId === null ? null : number(lastId),
+  };
 }
 
 /** What a session change must check first, read in one round trip (the session is locked). */

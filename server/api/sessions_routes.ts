@@ -10,6 +10,7 @@ import { AppError } from "../http/errors.ts";
 import { requireScope } from "../oauth/bearer.ts";
 import { changeSession } from "../sessions/changes.ts";
 import { jsonTextWithEtag } from "./etag.ts";
+import { concatUtf8 } from "../http/bytes.ts";
 import {
   emptyResponse,
   errorResponses,
@@ -105,7 +106,10 @@ export function sessionRoutes(deps: Deps): OpenAPIHono<AppEnv> {
       const next = found.more && found.lastId !== null ? encodeCursor(found.lastId) : null;
       c.header("Cache-Control", "no-store");
       c.header("Content-Type", "application/json");
-      return c.body(`{"items":${found.items},"nextCursor":${JSON.stringify(next)}}`, 200);
+      return c.body(
+        concatUtf8(['{"items":', found.items, `,"nextCursor":${JSON.stringify(next)}}`]),
+        200,
+      );
     },
   );
 

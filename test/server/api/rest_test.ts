@@ -336,6 +336,25 @@ for (const backend of backends) {
           assert.deepEqual(none, { items: [], nextCursor: null });
         });
 
+        await t.step("list pages carry non-ASCII text byte for byte", async () => {
+          // The page is PostgreSQL's UTF-8 passed through as bytes: 2-, 3- and 4-byte characters.
+          const name = { contactFirstName: "Zoë", contactLastName: "東京-𝒜da" };
+          const customFields = { priority: "🎧 high" };
+          await launchOk(
+            svc,
+            app,
+            payload({ referenceNumber: "UTF1", referenceId: "UTF", ...name, customFields }),
+          );
+          const res = await get("/api/v1/sessions?referenceId=UTF");
+          const page = await res.json();
+          assert.equal(page.items.length, 1);
+          assert.equal(page.items[0].customer.firstName, "Zoë");
+          assert.equal(page.items[0].customer.lastName, "東京-𝒜da");
+          assert.deepEqual(page.items[0].customFields, customFields);
+          const one = await get(`/api/v1/sessions/${page.items[0].id}`);
+          assert.deepEqual(page.items[0], await one.json());
+        });
+
         await t.step("customers and agents: by id, by e-mail, by external id", async () => {
           const c = await get(`/api/v1/customers/${first.customerId}`);
           assert.equal(c.status, 200);
