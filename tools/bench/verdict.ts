@@ -41,6 +41,15 @@ export interface Figures {
   /** Peak RSS of the single process with observability on, and off, MB. */
   rssObservedMb?: number;
   rssMb?: number;
+  /**
+   * The machine's cores and PostgreSQL's CPU per request of the cases judged against a pgbench
+   * baseline (ms): what the database alone allows, shown beside those targets.
+   */
+  cores?: number;
+  getOnePostgresMs?: number;
+  getPagePostgresMs?: number;
+  tokenPostgresMs?: number;
+  eventPostgresMs?: number;
   /** Screen sharing: the customer's click on Share to the agent's first frame, p95 (ms). */
   remoteFirstFrameP95Ms?: number;
   /** Screen sharing: signaling send → receive across two processes, 500 sockets, p99 (ms). */
@@ -75,6 +84,26 @@ function ratioAtLeast(
     target,
     `${r.toFixed(2)} × (${value!.toFixed(0)}${unit} vs ${base!.toFixed(0)}${unit})`,
   );
+}
+
+/**
+ * What PostgreSQL alone allows a case judged by `rate / base ≥ min`: with `postgresMs` of its CPU
+ * per request on every one of `cores` cores, and nothing left for the service or the load
+ * generator, at most `cores / postgresMs` requests a second. Shown after the figures; below `min`,
+ * the target is out of reach on this machine whatever the service does.
+ */
+export function databaseCeiling(
+  postgresMs: number | undefined,
+  base: number | undefined,
+  cores: number | undefined,
+  min: number,
+): string {
+  if (!defined(postgresMs, base, cores) || postgresMs! <= 0) return "";
+  const rate = cores! * 1000 / postgresMs!;
+  const r = rate / base!;
+  return `; PostgreSQL alone (${postgresMs!.toFixed(2)} ms of CPU per request, ${cores} cores) ` +
+    `allows at most ${r.toFixed(2)} × (${rate.toFixed(0)}/s)` +
+    (r < min ? ": out of reach on this machine" : "");
 }
 
 /** `value ≤ max` as a verdict line. */
@@ -115,7 +144,8 @@ export function verdictLines(f: Figures): string[] {
         f.databaseLimitBest.tps.toFixed(0)
       }/s at ${f.databaseLimitBest.connections} connections)`
       : ""),
-    ratioAtLeast("launch@64 ≥ 0.75 × TPC-B", f.launch64Rps, f.tpcbTps, 0.75),
+    ratioAtLeast("launch@64 ≥ 0.75 × TPC-B", f.launch64Rps, f.tpcbTps, 0.75) +
+    databaseCeiling(f.launchPostgresMs, f.tpcbTps, f.cores, 0.75),
     atMost("launch p99@16 ≤ 50 ms", f.launch16P99Ms, 50, "ms"),
   ];
   if (defined(f.launchPostgresMs, f.tpcbPostgresMs)) {
@@ -143,7 +173,8 @@ export function verdictLines(f: Figures): string[] {
       } ms for its callback event)`,
     ),
     atMost("server CPU per delivered callback event ≤ 0.15 ms", f.eventServerMs, 0.15, "ms"),
-    ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6),
+    ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6) +
+      databaseCeiling(f.getOnePostgresMs, f.selectOnlyTps, f.cores, 0.6),
   );
   if (defined(f.getPageRps, f.tpcbTps, f.getPageP99Ms)) {
     const r = f.getPageRps! / f.tpcbTps!;
@@ -152,21 +183,26 @@ export function verdictLines(f: Figures): string[] {
       "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms",
       `${r.toFixed(2)} × (${f.getPageRps!.toFixed(0)}/s vs ${f.tpcbTps!.toFixed(0)}/s), p99 ${
         f.getPageP99Ms!.toFixed(0)
-      } ms`,
+      } ms${databaseCeiling(f.getPagePostgresMs, f.tpcbTps, f.cores, 0.92)}`,
     ));
   } else {
     lines.push(line("n/a", "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms", "not measured"));
   }
-  lines.push(ratioAtLeast("token issuance ≥ 3 × TPC-B", f.tokenRps, f.tpcbTps, 3));
+  lines.push(
+    ratioAtLeast("token issuance ≥ 3 × TPC-B", f.tokenRps, f.tpcbTps, 3) +
+      databaseCeiling(f.tokenPostgresMs, f.tpcbTps, f.cores, 3),
+  );
   const drainTarget = `callback drain ≥ 2 × TPC-B events/s, ${DRAIN_TARGET_EVENTS} none lost ` +
     "or doubled";
   if (!f.drain || !defined(f.tpcbTps)) {
     lines.push(line("n/a", drainTarget, "not measured"));
   } else {
     const r = f.drain.eventsPerSecond / f.tpcbTps!;
-    const figures = `${r.toFixed(2)} × (${f.drain.eventsPerSecond.toFixed(0)} events/s vs ${
-      f.tpcbTps!.toFixed(0)
-    }/s), ${f.drain.count} events ${f.drain.exact ? "each once" : "LOST OR DOUBLED"}`;
+    const figures =
+      `${r.toFixed(2)} × (${f.drain.eventsPerSecond.toFixed(0)} events/s vs ${
+        f.tpcbTps!.toFixed(0)
+      }/s), ${f.drain.count} events ${f.drain.exact ? "each once" : "LOST OR DOUBLED"}` +
+      databaseCeiling(f.eventPostgresMs, f.tpcbTps, f.cores, 2);
     const mark: Mark = !f.drain.exact || r < 2
       ? "FAIL"
       : f.drain.count < DRAIN_TARGET_EVENTS

@@ -169,3 +169,41 @@ Deno.test("verdictLines compares all cores and observability with the paired sin
   const alone = verdictLines({ ...PASSING, launchAllCoresRps: 800 });
   assert.match(lineOf(alone, "all-cores launch"), /^FAIL .* 0\.80 × \(800\/s vs 1000\/s\)$/);
 });
+
+Deno.test("verdictLines shows what PostgreSQL's own CPU allows beside the baseline ratios", () => {
+  const run: Figures = {
+    ...PASSING,
+    cores: 2,
+    tpcbTps: 2832,
+    tpcbEndTps: 2832,
+    selectOnlyTps: 49465,
+    getOneRps: 5438,
+    getOnePostgresMs: 0.11,
+    getPageRps: 837,
+    getPagePostgresMs: 1.51,
+    tokenRps: 5751,
+    tokenPostgresMs: 0.11,
+    launchPostgresMs: 1.4,
+    tpcbPostgresMs: 0.55,
+    eventPostgresMs: 0.11,
+  };
+  const lines = verdictLines(run);
+  // 2 cores / 0.11 ms = 18,182/s, 0.37 × select-only: below 0.6 whatever the service does.
+  assert.match(
+    lineOf(lines, "GET one session"),
+    /^FAIL .*; PostgreSQL alone \(0\.11 ms of CPU per request, 2 cores\) allows at most 0\.37 × \(18182\/s\): out of reach on this machine$/,
+  );
+  assert.match(lineOf(lines, "list page"), /allows at most 0\.47 × \(1325\/s\): out of reach/);
+  assert.match(lineOf(lines, "launch@64 ≥ 0.75 × TPC-B"), /at most 0\.50 × \(1429\/s\): out of/);
+  // Token issuance: the database would allow 6.42 ×, so the shortfall is the service's.
+  const token = lineOf(lines, "token issuance");
+  assert.match(token, /^FAIL .*allows at most 6\.42 × \(18182\/s\)$/);
+  assert.doesNotMatch(token, /out of reach/);
+  assert.match(lineOf(lines, "callback drain"), /allows at most 6\.42 ×/);
+  // Without the cores or the CPU figure the lines carry no ceiling.
+  for (const l of verdictLines({ ...run, cores: undefined })) assert.doesNotMatch(l, /alone/);
+  assert.doesNotMatch(
+    lineOf(verdictLines({ ...run, getOnePostgresMs: undefined }), "GET one"),
+    /alone/,
+  );
+});
