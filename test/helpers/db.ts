@@ -1,6 +1,6 @@
 /**
- * Test databases: an embedded PGlite copied from a template made once per test process, and,
- * when TEST_DATABASE_URL is set, a fresh PostgreSQL database per open() that is dropped on close.
+ * Test databases: an embedded PGlite copied from a template made once per test run, and, when
+ * TEST_DATABASE_URL is set, a fresh PostgreSQL database per open() that is dropped on close.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -24,8 +24,6 @@ export interface TestDatabase extends Database {
 /** The PostgreSQL URL integration tests use, if any. */
 export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ?? "";
 
-let template: Promise<string> | undefined;
-
 async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
@@ -36,27 +34,79 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
+const TMP = Deno.env.get("TMPDIR") || "/tmp";
+const TEMPLATE_PREFIX = "pl-pglite-template-";
+
+/**
+ * Removes the templates of test runs that have ended (Linux, where /proc tells which processes
+ * live; elsewhere they stay in the temporary folder).
+ */
+async function removeEndedTemplates(): Promise<void> {
+  try {
+    await Deno.stat("/proc/self");
+  } catch {
+    return;
+  }
+  for await (const entry of Deno.readDir(TMP)) {
+    const pid = entry.name.startsWith(TEMPLATE_PREFIX)
+      ? entry.name.slice(TEMPLATE_PREFIX.length).split(".")[0]
+      : "";
+    if (!/^\d+$/.test(pid) || Number(pid) === Deno.pid) continue;
+    try {
+      await Deno.stat(`/proc/${pid}`);
+    } catch {
+      await Deno.remove(`${TMP}/${entry.name}`, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * The folder of an initdb'd PGlite data directory, made once per test run (initdb takes seconds
+ * of CPU). `deno test --parallel` runs every file in one process, each in a worker of its own, so
+ * the run's files share it through the temporary folder, keyed by the process id: the first file
+ * to need it makes it under another name and renames it into place, so no file ever copies a
+ * half-made one; a file that finds it made copies it. It is never opened, only copied, and the
+ * next run removes it.
+ */
 function pgliteTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = await Deno.makeTempDir({ prefix: "pl-template-" });
-    const db = await PGlite.create(`${dir}/pglite`);
+    const dir = `${TMP}/${TEMPLATE_PREFIX}${Deno.pid}`;
+    try {
+      await Deno.stat(`${dir}/pglite`);
+      return dir;
+    } catch { /* not made yet */ }
+    await removeEndedTemplates();
+    const making = await Deno.makeTempDir({ dir: TMP, prefix: `${TEMPLATE_PREFIX}${Deno.pid}.` });
+    const db = await PGlite.create(`${making}/pglite`);
     await db.close();
-    globalThis.addEventListener("unload", () => {
-      try {
-        Deno.removeSync(dir, { recursive: true });
-      } catch { /* already gone */ }
-    });
+    try {
+      await Deno.rename(making, dir);
+    } catch {
+      // Another file of this run made it first: use theirs.
+      await Deno.remove(making, { recursive: true });
+    }
     return dir;
   })();
   return template;
 }
 
-/** Embedded PGlite: each open() copies the initdb'd template (initdb takes seconds). */
+/**
+ * A new DATA_DIR holding an initdb'd, empty embedded database (no migrations applied): a copy of
+ * the run's template, for an in-process connection or a service process.
+ */
+export async function pgliteDataDir(prefix = "pl-test-"): Promise<string> {
+  const dataDir = await Deno.makeTempDir({ prefix });
+  await copyTree(await pgliteTemplate(), dataDir);
+  return dataDir;
+}
+
+/** Embedded PGlite: each open() copies the run's initdb'd template. */
 export const pglite: Backend = {
   name: "pglite",
   async open(options = {}) {
-    const dataDir = await Deno.makeTempDir({ prefix: "pl-test-" });
-    await copyTree(await pgliteTemplate(), dataDir);
+    const dataDir = await pgliteDataDir();
     const db = await connect({ dataDir, onQuery: options.onQuery });
     return {
       ...db,

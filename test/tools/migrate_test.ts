@@ -9,7 +9,7 @@ import { recordRelease } from "../../db/schema_status.ts";
 import { type Config, loadConfig, VERSION } from "../../server/config.ts";
 import { SchemaNotCurrent, startService } from "../../server/service.ts";
 import { databaseLabel, migrateDatabase } from "../../tools/migrate.ts";
-import { backends, postgresBackend } from "../helpers/db.ts";
+import { backends, pgliteDataDir, postgresBackend } from "../helpers/db.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const TOOL = new URL("../../tools/migrate.ts", import.meta.url).pathname;
@@ -19,7 +19,9 @@ const SECRET_KEY = "test-secret-key-0123456789abcdefghijklmnop";
 async function emptyDatabase(
   backend: "pglite" | "postgres",
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  const dataDir = await Deno.makeTempDir({ prefix: "pl-migrate-" });
+  const dataDir = backend === "pglite"
+    ? await pgliteDataDir("pl-migrate-")
+    : await Deno.makeTempDir({ prefix: "pl-migrate-" });
   const env = { DATA_DIR: dataDir, SECRET_KEY, LOG_LEVEL: "silent" };
   if (backend === "pglite") {
     return { env, cleanup: () => Deno.remove(dataDir, { recursive: true }) };

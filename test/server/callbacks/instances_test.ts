@@ -4,7 +4,7 @@
  * the next process takes the event over when its lease runs out (PostgreSQL and embedded).
  */
 import assert from "node:assert/strict";
-import { backends } from "../../helpers/db.ts";
+import { backends, pgliteDataDir } from "../../helpers/db.ts";
 import { startTestService } from "../../helpers/service.ts";
 import { startCrmServer, waitUntil } from "../../helpers/crm_server.ts";
 import { startProcess } from "../../helpers/process.ts";
@@ -106,7 +106,7 @@ for (const backend of backends) {
       const crm = startCrmServer();
       // Embedded: a data folder the processes open in turn; PostgreSQL: a fresh database.
       const pg = backend.name === "postgres" ? await backend.open() : null;
-      const dataDir = await Deno.makeTempDir({ prefix: "pl-kill-" });
+      const dataDir = pg ? await Deno.makeTempDir({ prefix: "pl-kill-" }) : await pgliteDataDir();
       const env: Record<string, string> = {
         SECRET_KEY,
         DATA_DIR: dataDir,

@@ -1,10 +1,10 @@
 /**
  * Databases for tests that run the service as processes: a migrated embedded data folder (a copy
- * of one made per test process: a fresh one costs 10 s of migrations per start) or a fresh
+ * of one migrated once per test file, from the run's initdb'd template) or a fresh
  * PostgreSQL database; and callback data seeded in process before the processes start.
  */
 import assert from "node:assert/strict";
-import type { Backend } from "../../helpers/db.ts";
+import { type Backend, pgliteDataDir } from "../../helpers/db.ts";
 import { signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
@@ -33,7 +33,7 @@ let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = await Deno.makeTempDir({ prefix: "pl-ops-template-" });
+    const dir = await pgliteDataDir("pl-ops-template-");
     const svc = await startService(
       loadConfig({ DATA_DIR: dir, SECRET_KEY, LOG_LEVEL: "silent" }),
       { demoData: false, deliveryWorker: false },
