@@ -20,14 +20,18 @@ export interface TestService extends Service {
   api(method: string, path: string, token: string, body?: unknown): Promise<Response>;
 }
 
-/** Starts a service on a fresh database of `backend`; env overrides the test config. */
+/**
+ * Starts a service on a fresh database of `backend`; env overrides the test config. The database
+ * comes migrated (embedded: a copy of the run's migrated template, which spares each start its
+ * migrations) unless `dbOptions.migrated` is false; the service's start checks it either way.
+ */
 export async function startTestService(
   backend: Backend,
   env: Record<string, string> = {},
   dbOptions: Parameters<Backend["open"]>[0] = {},
   serviceOptions: Omit<StartOptions, "db" | "demoData"> = {},
 ): Promise<TestService> {
-  const db = await backend.open(dbOptions);
+  const db = await backend.open({ migrated: true, ...dbOptions });
   const config = loadConfig({
     DATA_DIR: db.dataDir,
     SECRET_KEY: "test-secret-key-0123456789abcdefghijklmnop",

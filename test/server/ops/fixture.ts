@@ -1,6 +1,6 @@
 /**
  * Databases for tests that run the service as processes: a migrated embedded data folder (a copy
- * of one migrated once per test file, from the run's initdb'd template) or a fresh
+ * of one started once per test file, from the run's migrated template) or a fresh
  * PostgreSQL database; and callback data seeded in process before the processes start.
  */
 import assert from "node:assert/strict";
@@ -33,7 +33,7 @@ let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = await pgliteDataDir("pl-ops-template-");
+    const dir = await pgliteDataDir("pl-ops-template-", { migrated: true });
     const svc = await startService(
       loadConfig({ DATA_DIR: dir, SECRET_KEY, LOG_LEVEL: "silent" }),
       { demoData: false, deliveryWorker: false },
