@@ -5,14 +5,14 @@
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { connect, type ConnectOptions, type Database } from "../../db/mod.ts";
-import { migrate } from "../../db/migrate.ts";
+import { migrate, readFunctions, readMigrations } from "../../db/migrate.ts";
 
 /** A database kind the integration tests run against. */
 export interface Backend {
   name: "pglite" | "postgres";
   /**
    * Opens a database with its own data folder: empty (no migrations applied), or with `migrated`
-   * every migration and function applied, as a service's start leaves it.
+   * every migration and function applied.
    */
   open(options?: OpenOptions): Promise<TestDatabase>;
 }
@@ -42,22 +42,58 @@ async function copyTree(from: string, to: string): Promise<void> {
 }
 
 const TMP = Deno.env.get("TMPDIR") || "/tmp";
-/** A run's templates: `<prefix><pid>`, and `<prefix><pid>.<random>` while one is being made. */
-const TEMPLATE_PREFIX = /^pl-pglite-(?:template|migrated)-(\d+)(?:\.|$)/;
+/**
+ * A run's templates: `pl-pglite-<kind>-<pid>-<fingerprint>`, with `.<random>` after it while one
+ * is being made (and, without a fingerprint, those of earlier versions of this file).
+ */
+const TEMPLATE_NAME = /^pl-pglite-(?:template|migrated)-(\d+)(?:-([0-9a-f]+))?(?:\.|$)/;
+
+/**
+ * What a template is made of: the PGlite package (its version in the lock) and every migration
+ * and function file. A process that outlives a change of them (`deno test --watch`) makes new
+ * templates rather than copying ones of an older schema.
+ */
+let fingerprint: Promise<string> | undefined;
+function templateFingerprint(): Promise<string> {
+  fingerprint ??= (async () => {
+    const parts = [
+      await Deno.readTextFile(new URL("../../deno.lock", import.meta.url)).then(
+        (lock) => lock.match(/"npm:@electric-sql\/pglite@[^"]*"/g)?.join() ?? "",
+        () => "",
+      ),
+      ...(await readMigrations()).map((m) => `${m.name}\n${m.sql}`),
+      ...(await readFunctions()).map((f) => `${f.name}\n${f.sql}`),
+    ];
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(parts.join("\0")),
+    );
+    return Array.from(new Uint8Array(digest).slice(0, 6), (b) => b.toString(16).padStart(2, "0"))
+      .join("");
+  })();
+  return fingerprint;
+}
 
 /**
  * Removes the templates of test runs that have ended (Linux, where /proc tells which processes
  * live; elsewhere they stay in the temporary folder).
  */
-async function removeEndedTemplates(): Promise<void> {
+async function removeEndedTemplates(current: string): Promise<void> {
   try {
     await Deno.stat("/proc/self");
   } catch {
     return;
   }
   for await (const entry of Deno.readDir(TMP)) {
-    const pid = TEMPLATE_PREFIX.exec(entry.name)?.[1];
-    if (pid === undefined || Number(pid) === Deno.pid) continue;
+    const [, pid, made] = TEMPLATE_NAME.exec(entry.name) ?? [];
+    if (pid === undefined) continue;
+    if (Number(pid) === Deno.pid) {
+      // This process's own, made before its files changed: never copied again.
+      if (made !== current) {
+        await Deno.remove(`${TMP}/${entry.name}`, { recursive: true }).catch(() => {});
+      }
+      continue;
+    }
     try {
       await Deno.stat(`/proc/${pid}`);
     } catch {
@@ -69,19 +105,20 @@ async function removeEndedTemplates(): Promise<void> {
 /**
  * The run's template `name`: a PGlite data directory made once per test run by `make` (given an
  * empty folder). `deno test --parallel` runs every file in one process, each in a worker of its
- * own, so the run's files share it through the temporary folder, keyed by the process id: the
- * first file to need it makes it under another name and renames it into place, so no file ever
- * copies a half-made one; a file that finds it made copies it. It is never opened, only copied,
- * and the next run removes it.
+ * own, so the run's files share it through the temporary folder, keyed by the process id and by
+ * what it is made of (`templateFingerprint`): the first file to need it makes it under another
+ * name and renames it into place, so no file ever copies a half-made one; a file that finds it
+ * made copies it. It is never opened, only copied, and the next run removes it.
  */
 async function runTemplate(name: string, make: (dir: string) => Promise<void>): Promise<string> {
-  const dir = `${TMP}/pl-pglite-${name}-${Deno.pid}`;
+  const current = await templateFingerprint();
+  const dir = `${TMP}/pl-pglite-${name}-${Deno.pid}-${current}`;
   try {
     await Deno.stat(`${dir}/pglite`);
     return dir;
   } catch { /* not made yet */ }
-  await removeEndedTemplates();
-  const making = await Deno.makeTempDir({ dir: TMP, prefix: `pl-pglite-${name}-${Deno.pid}.` });
+  await removeEndedTemplates(current);
+  const making = await Deno.makeTempDir({ dir: TMP, prefix: `${dir.slice(TMP.length + 1)}.` });
   try {
     await make(making);
     await Deno.rename(making, dir);
@@ -125,8 +162,8 @@ function pgliteMigratedTemplate(): Promise<string> {
 
 /**
  * A new DATA_DIR holding an initdb'd embedded database, for an in-process connection or a service
- * process: empty (no migrations applied), or with `migrated`, migrated as a service's start leaves
- * it, and empty of data. A copy of one of the run's templates.
+ * process: empty (no migrations applied), or with `migrated`, every migration and function
+ * applied and no data. A copy of one of the run's templates.
  */
 export async function pgliteDataDir(
   prefix = "pl-test-",
@@ -166,7 +203,15 @@ export const postgresBackend: Backend = {
     const dataDir = await Deno.makeTempDir({ prefix: "pl-test-" });
     const { migrated, ...connectOptions } = options;
     const db = await connect({ databaseUrl: url.href, ...connectOptions });
-    if (migrated) await migrate(db.sql);
+    if (migrated) {
+      await migrate(db.sql).catch(async (err) => {
+        await db.close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+        await Deno.remove(dataDir, { recursive: true });
+        throw err;
+      });
+    }
     return {
       ...db,
       dataDir,

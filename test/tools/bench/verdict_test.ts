@@ -188,10 +188,10 @@ Deno.test("verdictLines shows what PostgreSQL's own CPU allows beside the baseli
     eventPostgresMs: 0.11,
   };
   const lines = verdictLines(run);
-  // 2 cores / 0.11 ms = 18,182/s, 0.37 × select-only: below 0.6 whatever the service does.
+  // 2 CPUs / 0.11 ms = 18,182/s, 0.37 × select-only: below 0.6 while a read costs that much.
   assert.match(
     lineOf(lines, "GET one session"),
-    /^FAIL .*; PostgreSQL alone \(0\.11 ms of CPU per request, 2 cores\) allows at most 0\.37 × \(18182\/s\): out of reach on this machine$/,
+    /^FAIL .*; PostgreSQL alone \(0\.11 ms of its CPU each, 2 logical CPUs\) allows at most 0\.37 × \(18182\/s\): out of reach at this PostgreSQL cost$/,
   );
   assert.match(lineOf(lines, "list page"), /allows at most 0\.47 × \(1325\/s\): out of reach/);
   assert.match(lineOf(lines, "launch@64 ≥ 0.75 × TPC-B"), /at most 0\.50 × \(1429\/s\): out of/);
@@ -205,5 +205,10 @@ Deno.test("verdictLines shows what PostgreSQL's own CPU allows beside the baseli
   assert.doesNotMatch(
     lineOf(verdictLines({ ...run, getOnePostgresMs: undefined }), "GET one"),
     /alone/,
+  );
+  // A case not measured stays "n/a … not measured", with no ceiling after it.
+  assert.match(
+    lineOf(verdictLines({ ...run, getOneRps: undefined }), "GET one"),
+    /^n\/a .*: not measured$/,
   );
 });
