@@ -117,6 +117,8 @@ export async function sessionJsonById(
   return row ?? null;
 }
 
+const decoder = new TextDecoder();
+
 /**
  * A page of sessions matching the filter, newest first, as the API's JSON array in UTF-8 bytes
  * (PostgreSQL's text, never decoded into a string): up to `limit` of them, whether more follow,
@@ -160,7 +162,7 @@ export async function listSessionsJson(
       (select count(*) from fetched)::int as fetched,
       (select min(id) from shown) as last_id
   `.raw();
-  const number = (bytes: Uint8Array) => Number(new TextDecoder().decode(bytes));
+  const number = (bytes: Uint8Array) => Number(decoder.decode(bytes));
   return {
     items,
     more: number(fetched) > limit,

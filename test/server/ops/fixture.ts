@@ -1,6 +1,6 @@
 /**
  * Databases for tests that run the service as processes: a migrated embedded data folder (a copy
- * of one started once per test file, from the run's migrated template) or a fresh
+ * of the run's migrated template, test/helpers/db.ts) or a fresh
  * PostgreSQL database; and callback data seeded in process before the processes start.
  */
 import assert from "node:assert/strict";
@@ -21,42 +21,13 @@ export interface Prepared {
   close(): Promise<void>;
 }
 
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
-    else if (entry.isFile) await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
-  }
-}
-
-let template: Promise<string> | undefined;
-
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const dir = await pgliteDataDir("pl-ops-template-", { migrated: true });
-    const svc = await startService(
-      loadConfig({ DATA_DIR: dir, SECRET_KEY, LOG_LEVEL: "silent" }),
-      { demoData: false, deliveryWorker: false },
-    );
-    await svc.close();
-    globalThis.addEventListener("unload", () => {
-      try {
-        Deno.removeSync(dir, { recursive: true });
-      } catch { /* already gone */ }
-    });
-    return dir;
-  })();
-  return template;
-}
-
 /** A migrated database of `backend`, empty of data. */
 export async function prepareDatabase(backend: Backend): Promise<Prepared> {
   if (backend.name === "postgres") {
     const db = await backend.open();
     return { env: { DATABASE_URL: db.url!, SECRET_KEY }, close: () => db.close() };
   }
-  const dataDir = await Deno.makeTempDir({ prefix: "pl-ops-" });
-  await copyTree(await migratedTemplate(), dataDir);
+  const dataDir = await pgliteDataDir("pl-ops-", { migrated: true });
   return {
     env: { DATA_DIR: dataDir, SECRET_KEY },
     close: () => Deno.remove(dataDir, { recursive: true }),
