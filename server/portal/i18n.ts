@@ -94,9 +94,9 @@ const en = {
   too_long: "The password can have at most 200 characters.",
   too_common: "This password is too common or too simple.",
   contains_email: "The password must not contain your e-mail name.",
-  tooManyResets: "Too many requests. Try again in {minutes} minutes.",
+  tooManyResets: "Too many requests. Try again in {wait}.",
   crossSiteSignIn: "This sign-in form was sent from another site. Sign in on this page instead.",
-  tooManyAttempts: "Too many failed attempts. Try again in {minutes} minutes.",
+  tooManyAttempts: "Too many failed attempts. Try again in {wait}.",
   sessionsTitle: "My sessions",
   noSessions:
     "No sessions are assigned to you. Sessions you are launched into or assigned appear here.",
@@ -205,10 +205,10 @@ const fr: Partial<Strings> = {
   too_long: "Le mot de passe peut avoir au plus 200 caractères.",
   too_common: "Ce mot de passe est trop courant ou trop simple.",
   contains_email: "Le mot de passe ne doit pas contenir le nom de votre adresse e-mail.",
-  tooManyResets: "Trop de demandes. Réessayez dans {minutes} minutes.",
+  tooManyResets: "Trop de demandes. Réessayez dans {wait}.",
   crossSiteSignIn:
     "Ce formulaire de connexion a été envoyé depuis un autre site. Connectez-vous sur cette page.",
-  tooManyAttempts: "Trop d'échecs. Réessayez dans {minutes} minutes.",
+  tooManyAttempts: "Trop d'échecs. Réessayez dans {wait}.",
   sessionsTitle: "Mes sessions",
   noSessions:
     "Aucune session ne vous est assignée. Les sessions où un lancement vous place, ou qu'on vous assigne, apparaîtront ici.",
@@ -313,14 +313,14 @@ const es: Partial<Strings> = {
   too_long: "La contraseña puede tener como máximo 200 caracteres.",
   too_common: "Esta contraseña es demasiado común o sencilla.",
   contains_email: "La contraseña no debe contener el nombre de su correo.",
-  tooManyResets: "Demasiadas solicitudes. Vuelva a intentarlo en {minutes} minutos.",
+  tooManyResets: "Demasiadas solicitudes. Vuelva a intentarlo en {wait}.",
   crossSiteSignIn:
     "Este formulario de inicio de sesión se envió desde otro sitio. Inicie sesión en esta página.",
   sessionsTitle: "Mis sesiones",
   noSessions:
     "No tiene sesiones asignadas. Aquí aparecerán las sesiones a las que le lleve un lanzamiento o que le asignen.",
   notFound: "Sesión no encontrada",
-  tooManyAttempts: "Demasiados intentos fallidos. Vuelva a intentarlo en {minutes} minutos.",
+  tooManyAttempts: "Demasiados intentos fallidos. Vuelva a intentarlo en {wait}.",
   refused: "Esta acción no está disponible para este lanzamiento.",
   expired: "El formulario ha caducado. Recargue la página e inténtelo de nuevo.",
 };
@@ -421,14 +421,14 @@ const de: Partial<Strings> = {
   too_long: "Das Passwort darf höchstens 200 Zeichen haben.",
   too_common: "Dieses Passwort ist zu verbreitet oder zu einfach.",
   contains_email: "Das Passwort darf den Namen Ihrer E-Mail-Adresse nicht enthalten.",
-  tooManyResets: "Zu viele Anfragen. Versuchen Sie es in {minutes} Minuten erneut.",
+  tooManyResets: "Zu viele Anfragen. Versuchen Sie es in {wait} erneut.",
   crossSiteSignIn:
     "Dieses Anmeldeformular wurde von einer anderen Website gesendet. Melden Sie sich hier an.",
   sessionsTitle: "Meine Sitzungen",
   noSessions:
     "Ihnen sind keine Sitzungen zugewiesen. Sitzungen, in die Sie ein Start führt oder die Ihnen zugewiesen werden, erscheinen hier.",
   notFound: "Sitzung nicht gefunden",
-  tooManyAttempts: "Zu viele Fehlversuche. Versuchen Sie es in {minutes} Minuten erneut.",
+  tooManyAttempts: "Zu viele Fehlversuche. Versuchen Sie es in {wait} erneut.",
   refused: "Diese Aktion ist für diesen Start nicht verfügbar.",
   expired: "Das Formular ist abgelaufen. Laden Sie die Seite neu und versuchen Sie es erneut.",
 };

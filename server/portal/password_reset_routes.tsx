@@ -12,6 +12,7 @@ import { contentLanguage } from "../launch/contract.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
 import { publicOrigin, requestOrigin } from "../http/public_origin.ts";
+import { waitText } from "../http/wait_text.ts";
 import { hasPortalCookie, PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
 import { currentAgent } from "./auth.ts";
 import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
@@ -79,9 +80,9 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
     });
     if (result.kind === "wait") {
       c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
-      const minutes = String(Math.max(1, Math.ceil(result.ms / 60_000)));
+      const wait = waitText(result.ms, b.language);
       return c.html(
-        forgotPage({ ...b, enabled: true, email, error: b.t("tooManyResets", { minutes }) }),
+        forgotPage({ ...b, enabled: true, email, error: b.t("tooManyResets", { wait }) }),
         429,
       );
     }

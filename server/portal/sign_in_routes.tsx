@@ -14,6 +14,7 @@ import { issueSignInToken } from "../auth/sign_in_token.ts";
 import { postedSignIn } from "../auth/sign_in_form.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { safeNext } from "../http/access.ts";
+import { waitText } from "../http/wait_text.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import { loginPage, type OrganizationField } from "./sign_in_page.tsx";
 import { portalPageMiddleware } from "./page_headers.ts";
@@ -31,7 +32,8 @@ interface FormState {
   organizationField: OrganizationField;
   error: StringKey | null;
   note?: StringKey;
-  vars?: Record<string, string>;
+  /** With error tooManyAttempts: how long until the next attempt may be made. */
+  waitMs?: number;
 }
 
 /** The sign-in routes of the portal, mounted at PORTAL_PREFIX. */
@@ -59,7 +61,9 @@ export function portalSignInRoutes(deps: Deps): Hono<AppEnv> {
         email: p.email,
         organization: p.organization,
         organizationField: p.organizationField,
-        error: p.error ? t(p.error, p.vars) : null,
+        error: p.error
+          ? t(p.error, p.waitMs === undefined ? {} : { wait: waitText(p.waitMs, language) })
+          : null,
         note: p.note ? t(p.note) : null,
         signInToken: issueSignInToken(c, side),
       }),
@@ -97,11 +101,8 @@ export function portalSignInRoutes(deps: Deps): Hono<AppEnv> {
       case "expired":
         return loginForm(c, { ...form, error: "expired" }, 403);
       case "wait":
-        return loginForm(c, {
-          ...form,
-          error: "tooManyAttempts",
-          vars: { minutes: String(Math.ceil(outcome.ms / 60_000)) },
-        }, 429);
+        c.header("Retry-After", String(Math.ceil(outcome.ms / 1000)));
+        return loginForm(c, { ...form, error: "tooManyAttempts", waitMs: outcome.ms }, 429);
       case "choose_organization":
         return loginForm(c, {
           ...form,

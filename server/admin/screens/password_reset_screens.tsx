@@ -15,6 +15,7 @@ import {
 import { clientAddress } from "../../http/client_address.ts";
 import { postedFromAnotherSite } from "../../http/cross_site.ts";
 import { publicOrigin, requestOrigin } from "../../http/public_origin.ts";
+import { waitText } from "../../http/wait_text.ts";
 import type { ScreenEnv } from "./form_helpers.ts";
 import { adminPage, Banner, Field } from "./layout.tsx";
 
@@ -130,10 +131,9 @@ export function adminPasswordResetScreens(deps: Deps): Hono<ScreenEnv> {
     });
     if (result.kind === "wait") {
       c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
-      const minutes = Math.max(1, Math.ceil(result.ms / 60_000));
       return forgot(
         c,
-        { email, error: `Too many requests. Try again in ${minutes} minutes.` },
+        { email, error: `Too many requests. Try again in ${waitText(result.ms)}.` },
         429,
       );
     }

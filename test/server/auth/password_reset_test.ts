@@ -198,7 +198,7 @@ for (const backend of backends) {
       const limited = await ask(f, email);
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.res.headers.get("Retry-After")) >= 1);
-      assert.match(limited.body, /Too many requests\. Try again in \d+ minutes/);
+      assert.match(limited.body, /Too many requests\. Try again in \d+\u00a0(minutes?|seconds?)\./);
     },
   );
 

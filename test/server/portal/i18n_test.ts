@@ -20,7 +20,7 @@ Deno.test("portal i18n: unknown languages fall back to English; variables fill i
   assert.equal(portalLanguage("fr"), "fr");
   assert.equal(translator("it")("guidedPaths"), "Guided paths");
   assert.equal(
-    translator("fr")("tooManyAttempts", { minutes: "3" }),
+    translator("fr")("tooManyAttempts", { wait: "3 minutes" }),
     "Trop d'échecs. Réessayez dans 3 minutes.",
   );
 });
