@@ -61,7 +61,8 @@ export async function startV8Flags(root: string, override?: string): Promise<str
 /**
  * Starts `server/main.ts` of `root` on `port` as `deno task start` would; with `cpuProfDir`, V8
  * writes a CPU profile there when the process stops; `v8Flags` replaces the start task's V8
- * flags. Resolves once /readyz answers.
+ * flags; with `inspectPort`, the V8 inspector listens on 127.0.0.1 at that port (for the
+ * allocation sampler, tools/bench/allocations.ts). Resolves once /readyz answers.
  */
 export async function startServer(
   root: string,
@@ -69,6 +70,7 @@ export async function startServer(
   port: number,
   cpuProfDir?: string,
   v8Flags?: string,
+  inspectPort?: number,
 ): Promise<Deno.ChildProcess> {
   const server = spawn(
     [
@@ -76,6 +78,7 @@ export async function startServer(
       "-A",
       ...await startV8Flags(root, v8Flags),
       ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
+      ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
       "server/main.ts",
     ],
     { ...env, PORT: String(port) },

@@ -29,6 +29,7 @@ export async function startObserved(
   env: Record<string, string>,
   cpuProfDir?: string,
   v8Flags?: string,
+  inspectPort?: number,
 ): Promise<ObservedService> {
   const receiverPort = freePort();
   const receiver = spawn(["run", "-A", "tools/bench/otlp_receiver.ts"], {
@@ -53,6 +54,7 @@ export async function startObserved(
       port,
       cpuProfDir,
       v8Flags,
+      inspectPort,
     );
   } catch (err) {
     await stop(receiver);

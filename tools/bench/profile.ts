@@ -1,6 +1,6 @@
 /**
  * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--connections N]
- * [--root DIR] [--keep FILE] [--observability] [--plain] [--v8-flags FLAGS]
+ * [--root DIR] [--keep FILE] [--observability] [--plain] [--allocations] [--v8-flags FLAGS]
  * [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the service (of this
  * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
  * fresh bench database with the bench's data and realistic app config, drives 64 connections
@@ -15,7 +15,10 @@
  * `--plain` runs the same load without the profiler (whose own cost inflates the CPU figures
  * about twofold) and prints only the CPU per request, throughput and peak RSS: the way to compare
  * two variants, such as V8 heap flags (`--v8-flags`, replacing the start task's) or service
- * settings (`--env`).
+ * settings (`--env`). `--allocations` runs the load without the CPU profiler too, and prints
+ * where the server allocates instead: KiB per request by area and by function, short-lived
+ * garbage included (tools/bench/allocations.ts), written to
+ * tools/bench/results/<date>-allocations-<case>.md.
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
@@ -32,6 +35,7 @@ import { cpuCosts, wrk } from "./load.ts";
 import { drain } from "./drain.ts";
 import { startObserved } from "./observability.ts";
 import { freePort, peakRss, stop } from "./processes.ts";
+import { allocationTable, sampleAllocations } from "./allocations.ts";
 
 const arg = (name: string) => {
   const i = Deno.args.indexOf(name);
@@ -47,7 +51,8 @@ const which = arg("--case") ?? "launch";
 // --observability: the service as the bench's "observability on" cases run it.
 const observed = Deno.args.includes("--observability");
 // --plain: no profiler; --v8-flags: instead of the start task's; --env NAME=VALUE: added.
-const plain = Deno.args.includes("--plain");
+const allocations = Deno.args.includes("--allocations");
+const plain = Deno.args.includes("--plain") || allocations;
 const v8Flags = arg("--v8-flags");
 const extraEnv: Record<string, string> = Object.fromEntries(
   Deno.args.flatMap((a, i) => Deno.args[i - 1] === "--env" ? [a.split(/=(.*)/s, 2)] : []),
@@ -74,12 +79,14 @@ try {
   children.push(receiver.child);
 
   let server: Deno.ChildProcess, base: string;
+  const inspectPort = allocations ? freePort() : undefined;
   if (observed) {
     const service = await startObserved(
       serverRoot,
       { ...serviceEnv(benchUrl.href, tmp), ...extraEnv },
       plain ? undefined : `${tmp}/prof`,
       v8Flags,
+      inspectPort,
     );
     [server, base] = [service.server, service.base];
     stopObserved = service.stop;
@@ -91,6 +98,7 @@ try {
       port,
       plain ? undefined : `${tmp}/prof`,
       v8Flags,
+      inspectPort,
     );
     base = `http://127.0.0.1:${port}`;
   }
@@ -103,9 +111,11 @@ try {
   const start = which === "drain"
     ? drainRun(bench, receiver.url, appId, server.pid)
     : await loadRun(bench, base, app, minSession, server.pid);
+  const sampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
   const from = await profileClockNow();
   const run = await start();
   const to = await profileClockNow();
+  const allocated = await sampling?.();
   const rss = await peakRss(server);
   await bench.end();
   await (stopObserved ?? (() => stop(server)))();
@@ -116,7 +126,21 @@ try {
     `${run.summary}. CPU per request: server ${run.cpu.serverMs.toFixed(3)} ms` +
     `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
     `${run.cpu.postgresMs.toFixed(3)} ms. Peak RSS ${rss.toFixed(0)} MB.`;
-  if (plain) {
+  const date = new Date().toISOString().slice(0, 10);
+  if (allocated) {
+    const text = [
+      `${heading} Allocations sampled (no CPU profiler): ` +
+      `${(allocated.bytes / run.requests / 1024).toFixed(1)} KiB per request.`,
+      "",
+      allocationTable("area", allocated.areas, allocated.bytes, run.requests, 12),
+      "",
+      allocationTable("function (self)", allocated.functions, allocated.bytes, run.requests, 25),
+    ].join("\n");
+    console.log(`\n${text}`);
+    const out = `${root}tools/bench/results/${date}-allocations-${which}.md`;
+    await Deno.writeTextFile(out, `# Allocations of ${which} ${date}\n\n${text}\n`);
+    console.log(`\nwritten to ${out.slice(root.length)}`);
+  } else if (plain) {
     // Nothing was profiled: the figures alone.
     console.log(`\n${heading} No profiler.`);
   } else {
@@ -135,7 +159,6 @@ try {
       costTable("function (self time)", c.functions, c.busyMicros, perRequest, 20),
     ].join("\n");
     console.log(`\n${text}`);
-    const date = new Date().toISOString().slice(0, 10);
     const out = `${root}tools/bench/results/${date}-profile-${which}.md`;
     await Deno.writeTextFile(out, `# Profile of ${which} ${date}\n\n${text}\n`);
     console.log(`\nwritten to ${out.slice(root.length)}`);
@@ -147,9 +170,10 @@ try {
   await Deno.remove(tmp, { recursive: true });
 }
 
-/** One profiled run: CPU per request, and its description for the report. */
+/** One profiled run: CPU per request, requests (or events) served, and its description. */
 interface Run {
   cpu: { serverMs: number; postgresMs: number };
+  requests: number;
   summary: string;
 }
 
@@ -189,6 +213,7 @@ async function loadRun(
     const ok = which === "launch" ? launched : Math.round(result.requestsPerSecond * seconds);
     return {
       cpu: cpuCosts.get(result)!,
+      requests: ok,
       summary: `${seconds} s, ${connections} connections; ${ok} requests (` +
         `${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.p99Ms.toFixed(1)} ms, ` +
         `non-2xx ${result.non2xx})`,
@@ -207,6 +232,7 @@ function drainRun(
     const d = await drain(bench, receiverUrl, appId, seconds * 2_000, 600_000, pid);
     return {
       cpu: d.cpu!,
+      requests: d.count,
       summary: `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
         `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
         `undelivered ${d.undelivered})`,
