@@ -24,7 +24,9 @@ try {
 
 let service: Service;
 try {
-  service = await startService(config);
+  // The processes of `deno task serve` overlap each other's callback batches: no extra lane each
+  // (server/callbacks/worker.ts EXTRA_BATCHES).
+  service = await startService(config, { extraDeliveryBatches: flags.supervised ? 0 : undefined });
 } catch (err) {
   if (!(err instanceof DataDirLocked || err instanceof SchemaNotCurrent)) throw err;
   startFailure(err.message);

@@ -62,6 +62,8 @@ export interface StartOptions {
   demoData?: boolean;
   /** Run this process's callback delivery worker (default true). */
   deliveryWorker?: boolean;
+  /** Lanes the delivery worker adds during a backlog (default EXTRA_BATCHES; serve's processes 0). */
+  extraDeliveryBatches?: number;
   /** Host-name resolution of callback destinations (tests of the private-network rule). */
   resolve?: Resolver;
 }
@@ -142,7 +144,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
     const deliveries = new DeliveryWorker(
       { sql: db.sql, secrets, tokens, settings, resolve: options.resolve },
-      { pollMs: config.callbackPollMs },
+      { pollMs: config.callbackPollMs, extraBatches: options.extraDeliveryBatches },
     );
     const mail = config.smtpUrl
       ? new MailWorker(db.sql, {

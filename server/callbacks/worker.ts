@@ -36,9 +36,11 @@ export function leaseMs(timeoutMs: number): number {
 }
 
 /**
- * Lanes beside the loop during a backlog. One more drained the bench's 40,000 events 23 to 44 %
- * faster at the same CPU per event; two more gained nothing over one, three made claims contend
- * (tools/bench/results/2026-11-29-drain-lanes.md).
+ * Lanes beside the loop during a backlog, by default. One more drained the bench's 40,000 events
+ * 23 to 44 % faster at the same CPU per event; two more gained nothing over one, three made claims
+ * contend (tools/bench/results/2026-11-29-drain-lanes.md). Claims contend across processes as
+ * within one, so the processes of `deno task serve` (one per core, overlapping each other's
+ * batches already) run none (server/main.ts).
  */
 export const EXTRA_BATCHES = 1;
 
@@ -53,7 +55,7 @@ export class DeliveryWorker {
 
   constructor(
     private readonly ctx: DeliveryContext,
-    private readonly options: { pollMs: number; batch?: number },
+    private readonly options: { pollMs: number; batch?: number; extraBatches?: number },
   ) {
     this.#loop = new PollingLoop("callback delivery", () => this.runOnce(), options.pollMs);
   }
@@ -104,16 +106,18 @@ export class DeliveryWorker {
   }
 
   /**
-   * Starts one more lane beside the loop, unless EXTRA_BATCHES are out or the worker stops: it
+   * Starts one more lane beside the loop, unless `extraBatches` are out or the worker stops: it
    * claims and delivers batches for as long as they come back full (the backlog lasts).
    */
   #overlap(): void {
-    if (this.#stopping || this.#extra.size >= EXTRA_BATCHES) return;
+    if (this.#stopping || this.#extra.size >= (this.options.extraBatches ?? EXTRA_BATCHES)) return;
     const batch = this.options.batch ?? CLAIM_BATCH;
     const lane: Promise<void> = (async () => {
       while (!this.#stopping && await this.runOnce() === batch);
     })().catch((err) => {
-      log.warn("callback delivery: batch failed", { error: (err as Error).message });
+      log.warn("callback delivery: batch failed", {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }).finally(() => this.#extra.delete(lane));
     this.#extra.add(lane);
   }

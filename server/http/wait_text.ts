@@ -7,10 +7,23 @@
  * sign-in and password-reset limiters' refusals use it.
  */
 
-/** The words for a wait of `ms` milliseconds in `language` (a BCP 47 tag: "en", "fr", …). */
+/** The whole seconds of a wait of `ms`, as a 429's Retry-After gives them: rounded up, at least 1. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * The words for a wait of `ms` milliseconds in `language` (a BCP 47 tag: "en", "fr", …; one
+ * Intl does not take is read as English).
+ */
 export function waitText(ms: number, language = "en"): string {
-  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  const seconds = retryAfterSeconds(ms);
   const [value, unit] = seconds < 60 ? [seconds, "second"] : [Math.ceil(seconds / 60), "minute"];
-  return new Intl.NumberFormat(language, { style: "unit", unit, unitDisplay: "long" })
-    .format(value).replace(/\s+/u, "\u00a0");
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat(language, { style: "unit", unit, unitDisplay: "long" });
+  } catch {
+    format = new Intl.NumberFormat("en", { style: "unit", unit, unitDisplay: "long" });
+  }
+  return format.format(value).replace(/\s+/u, "\u00a0");
 }

@@ -448,7 +448,7 @@ export const LANGUAGE_NAMES: Record<string, string> = {
 
 /** The language the portal uses for `language`: itself when shipped, else English. */
 export function portalLanguage(language: string | null | undefined): string {
-  return language && language in catalogs ? language : "en";
+  return language && Object.hasOwn(catalogs, language) ? language : "en";
 }
 
 /** A translator for `language`: each missing string falls back to English. */

@@ -12,7 +12,7 @@ import { contentLanguage } from "../launch/contract.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
 import { publicOrigin, requestOrigin } from "../http/public_origin.ts";
-import { waitText } from "../http/wait_text.ts";
+import { retryAfterSeconds, waitText } from "../http/wait_text.ts";
 import { hasPortalCookie, PORTAL_LOGIN_HOURS, setPortalCookie } from "../auth/cookies.ts";
 import { currentAgent } from "./auth.ts";
 import { requestPasswordReset, resetLinkAccount, resetPassword } from "../auth/password_reset.ts";
@@ -79,7 +79,7 @@ export function portalPasswordResetRoutes(deps: Deps): Hono<AppEnv> {
       linkBase: `${publicOrigin(deps.config)}${prefix}/password-reset`,
     });
     if (result.kind === "wait") {
-      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
+      c.header("Retry-After", String(retryAfterSeconds(result.ms)));
       const wait = waitText(result.ms, b.language);
       return c.html(
         forgotPage({ ...b, enabled: true, email, error: b.t("tooManyResets", { wait }) }),

@@ -26,7 +26,10 @@ export interface Allocations {
   bytes: number;
 }
 
-/** One inspector connection: `call` sends a command and resolves with its result. */
+/**
+ * One inspector connection: `call` sends a command and resolves with its result; a call fails
+ * when the connection closes first or no answer comes within a minute.
+ */
 async function inspector(port: number) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
@@ -41,13 +44,22 @@ async function inspector(port: number) {
     waiting.get(message.id)?.(message);
     waiting.delete(message.id);
   };
+  socket.onclose = () => {
+    for (const answer of waiting.values()) answer({ error: "the inspector connection closed" });
+    waiting.clear();
+  };
   const call = (method: string, params: Record<string, unknown> = {}) =>
     new Promise<unknown>((resolve, reject) => {
       const id = ++next;
-      waiting.set(
-        id,
-        (m) => m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result),
-      );
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error(`${method}: no answer from the inspector within 60 s`));
+      }, 60_000);
+      waiting.set(id, (m) => {
+        clearTimeout(timer);
+        if (m.error) reject(new Error(`${method}: ${JSON.stringify(m.error)}`));
+        else resolve(m.result);
+      });
       socket.send(JSON.stringify({ id, method, params }));
     });
   return { call, close: () => socket.close() };
@@ -69,11 +81,14 @@ export async function sampleAllocations(
     includeObjectsCollectedByMinorGC: true,
   });
   return async () => {
-    const { profile } = await session.call("HeapProfiler.stopSampling") as {
-      profile: { head: HeapNode };
-    };
-    session.close();
-    return allocationCosts(profile.head);
+    try {
+      const { profile } = await session.call("HeapProfiler.stopSampling") as {
+        profile: { head: HeapNode };
+      };
+      return allocationCosts(profile.head);
+    } finally {
+      session.close();
+    }
   };
 }
 

@@ -15,7 +15,7 @@ import {
 import { clientAddress } from "../../http/client_address.ts";
 import { postedFromAnotherSite } from "../../http/cross_site.ts";
 import { publicOrigin, requestOrigin } from "../../http/public_origin.ts";
-import { waitText } from "../../http/wait_text.ts";
+import { retryAfterSeconds, waitText } from "../../http/wait_text.ts";
 import type { ScreenEnv } from "./form_helpers.ts";
 import { adminPage, Banner, Field } from "./layout.tsx";
 
@@ -130,7 +130,7 @@ export function adminPasswordResetScreens(deps: Deps): Hono<ScreenEnv> {
       linkBase: `${publicOrigin(deps.config)}/admin/password-reset`,
     });
     if (result.kind === "wait") {
-      c.header("Retry-After", String(Math.ceil(result.ms / 1000)));
+      c.header("Retry-After", String(retryAfterSeconds(result.ms)));
       return forgot(
         c,
         { email, error: `Too many requests. Try again in ${waitText(result.ms)}.` },

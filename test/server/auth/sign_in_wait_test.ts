@@ -4,8 +4,8 @@
  * same wait in the 429's Retry-After.
  */
 import assert from "node:assert/strict";
-import { waitText } from "../../../server/http/wait_text.ts";
-import { translator } from "../../../server/portal/i18n.ts";
+import { retryAfterSeconds, waitText } from "../../../server/http/wait_text.ts";
+import { portalLanguage, translator } from "../../../server/portal/i18n.ts";
 import { hashPassword } from "../../../server/crypto/hashing.ts";
 import { backends } from "../../helpers/db.ts";
 import { startTestService, type TestService } from "../../helpers/service.ts";
@@ -22,6 +22,15 @@ Deno.test("waitText: seconds under a minute, minutes from one on, rounded up; no
   assert.equal(waitText(60_000), "1\u00a0minute");
   assert.equal(waitText(60_001), "2\u00a0minutes");
   assert.equal(waitText(900_000), "15\u00a0minutes");
+  assert.deepEqual([0, 1, 1000, 1001, 61_000].map(retryAfterSeconds), [1, 1, 1, 2, 61]);
+});
+
+Deno.test("waitText: a tag Intl refuses reads as English; Object's names are no language", () => {
+  assert.equal(waitText(30_000, "constructor"), "30\u00a0seconds");
+  assert.equal(waitText(30_000, "x-?"), "30\u00a0seconds");
+  for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.equal(portalLanguage(name), "en", name);
+  }
 });
 
 Deno.test("waitText: each portal language's own words and plurals", () => {
@@ -78,6 +87,14 @@ for (const backend of backends) {
               "/portal/login",
               "agent",
               {},
+              (n: number) =>
+                `Too many failed attempts. Try again in ${n}\u00a0second${n === 1 ? "" : "s"}.`,
+            ],
+            // A language named like one of Object's properties is English, not a 500.
+            [
+              "/portal/login",
+              "agent",
+              { "Accept-Language": "constructor" },
               (n: number) =>
                 `Too many failed attempts. Try again in ${n}\u00a0second${n === 1 ? "" : "s"}.`,
             ],

@@ -56,36 +56,49 @@ Deno.test("allocations: self bytes summed by function and by area; empty frames 
   ]);
 });
 
-Deno.test("allocations: a running process's allocator is found through its inspector", async () => {
-  // A child that allocates in one named function until stopped.
-  const dir = await Deno.makeTempDir({ prefix: "pl-alloc-" });
-  const script = `${dir}/churn.ts`;
-  await Deno.writeTextFile(
-    script,
-    `let keep: unknown[] = [];
+// The inspector's WebSocket and the child's pipes close as the child stops, not within the test.
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test(
+  "allocations: a running process's allocator is found through its inspector",
+  opts,
+  async () => {
+    // A child that allocates in one named function until stopped.
+    const dir = await Deno.makeTempDir({ prefix: "pl-alloc-" });
+    const script = `${dir}/churn.ts`;
+    await Deno.writeTextFile(
+      script,
+      `let keep: unknown[] = [];
 function churnArrays() { for (let i = 0; i < 2000; i++) keep.push(new Array(64).fill(i)); keep = []; }
 setInterval(churnArrays, 1);
 console.log("ready");
 `,
-  );
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", `--inspect=127.0.0.1:${port}`, script],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    while (!(await reader.read()).value?.includes("ready"));
-    reader.releaseLock();
-    const stopSampling = await sampleAllocations(port, 1024);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const sampled = await stopSampling();
-    assert.ok(sampled.bytes > 100_000, `${sampled.bytes} bytes sampled`);
-    assert.match(sampled.functions[0].name, /^churnArrays churn\.ts:\d+$/);
-    assert.ok(sampled.functions[0].bytes > sampled.bytes / 2, JSON.stringify(sampled.functions));
-  } finally {
-    await stop(child);
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    );
+    const port = freePort();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", `--inspect=127.0.0.1:${port}`, script],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    try {
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error("the child exited before it was ready");
+        if (value.includes("ready")) break;
+        if (Date.now() > deadline) throw new Error("the child was not ready within 30 s");
+      }
+      reader.releaseLock();
+      const stopSampling = await sampleAllocations(port, 1024);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sampled = await stopSampling();
+      assert.ok(sampled.bytes > 100_000, `${sampled.bytes} bytes sampled`);
+      assert.match(sampled.functions[0].name, /^churnArrays churn\.ts:\d+$/);
+      assert.ok(sampled.functions[0].bytes > sampled.bytes / 2, JSON.stringify(sampled.functions));
+    } finally {
+      await stop(child);
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
