@@ -246,9 +246,11 @@ for (const backend of backends) {
         const claimed = await claimDueEvents(db.sql, 64, 60_000);
         const recorded = await readsDuring(db.sql, (tx) => delivered(tx, claimed));
         assert.equal(recorded.dueIndexEntries, 0, "no walk of the due index");
-        // A few entries per event (the lock and the update, each also meeting the entry of the
-        // version the claim replaced), never a walk of the 20,000.
-        assert.ok(recorded.primaryKeyEntries <= 6 * 64, `${recorded.primaryKeyEntries} entries`);
+        // A few entries per event, never a walk of the 20,000: the lock and the update each meet
+        // every version of the event the index still points to. How many that is depends on
+        // whether earlier scans could already mark the versions the claim replaced as dead, which
+        // other transactions of the cluster delay: 6 per event alone, 7 in a loaded full run.
+        assert.ok(recorded.primaryKeyEntries <= 10 * 64, `${recorded.primaryKeyEntries} entries`);
       } finally {
         await db.close();
       }
