@@ -10,6 +10,7 @@ import type { Deps } from "../deps.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
 import { requestOrigin } from "../http/public_origin.ts";
+import { retryAfterSeconds } from "../http/wait_text.ts";
 import { namedOrganization, type PasswordSignIn, type SignInResult } from "./logins.ts";
 import { SIGN_IN_TOKEN, signInTokenMatches } from "./sign_in_token.ts";
 
@@ -48,6 +49,6 @@ export async function postedSignIn(
     organization,
     address: clientAddress(deps, c) ?? "unknown",
   });
-  if (outcome.kind === "wait") c.header("Retry-After", String(Math.ceil(outcome.ms / 1000)));
+  if (outcome.kind === "wait") c.header("Retry-After", String(retryAfterSeconds(outcome.ms)));
   return { ...typed, outcome };
 }

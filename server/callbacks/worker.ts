@@ -47,6 +47,8 @@ export const EXTRA_BATCHES = 1;
 /** Delivers the outbox. */
 export class DeliveryWorker {
   #loop: PollingLoop;
+  #batch: number;
+  #extraBatches: number;
   /** The extra batches in flight (a backlog's), awaited at stop. */
   #extra = new Set<Promise<void>>();
   #stopping = false;
@@ -55,8 +57,10 @@ export class DeliveryWorker {
 
   constructor(
     private readonly ctx: DeliveryContext,
-    private readonly options: { pollMs: number; batch?: number; extraBatches?: number },
+    options: { pollMs: number; batch?: number; extraBatches?: number },
   ) {
+    this.#batch = options.batch ?? CLAIM_BATCH;
+    this.#extraBatches = options.extraBatches ?? EXTRA_BATCHES;
     this.#loop = new PollingLoop("callback delivery", () => this.runOnce(), options.pollMs);
   }
 
@@ -94,9 +98,12 @@ export class DeliveryWorker {
    * backlog: another lane claims batches alongside while it lasts (up to EXTRA_BATCHES more).
    */
   async runOnce(): Promise<number> {
-    const batch = this.options.batch ?? CLAIM_BATCH;
-    const events = await claimDueEvents(this.ctx.sql, batch, leaseMs(this.ctx.settings.timeoutMs));
-    if (events.length === batch) this.#overlap();
+    const events = await claimDueEvents(
+      this.ctx.sql,
+      this.#batch,
+      leaseMs(this.ctx.settings.timeoutMs),
+    );
+    if (events.length === this.#batch) this.#overlap();
     const interrupt = this.#interrupt.signal;
     const results = await Promise.all(
       events.map((event) => deliverEvent(this.ctx, event, interrupt)),
@@ -110,10 +117,9 @@ export class DeliveryWorker {
    * claims and delivers batches for as long as they come back full (the backlog lasts).
    */
   #overlap(): void {
-    if (this.#stopping || this.#extra.size >= (this.options.extraBatches ?? EXTRA_BATCHES)) return;
-    const batch = this.options.batch ?? CLAIM_BATCH;
+    if (this.#stopping || this.#extra.size >= this.#extraBatches) return;
     const lane: Promise<void> = (async () => {
-      while (!this.#stopping && await this.runOnce() === batch);
+      while (!this.#stopping && await this.runOnce() === this.#batch);
     })().catch((err) => {
       log.warn("callback delivery: batch failed", {
         error: err instanceof Error ? err.message : String(err),

@@ -14,7 +14,7 @@ import { issueSignInToken } from "../auth/sign_in_token.ts";
 import { postedSignIn } from "../auth/sign_in_form.ts";
 import { contentLanguage } from "../launch/contract.ts";
 import { safeNext } from "../http/access.ts";
-import { retryAfterSeconds, waitText } from "../http/wait_text.ts";
+import { waitText } from "../http/wait_text.ts";
 import { portalLanguage, type StringKey, translator } from "./i18n.ts";
 import { loginPage, type OrganizationField } from "./sign_in_page.tsx";
 import { portalPageMiddleware } from "./page_headers.ts";
@@ -101,7 +101,6 @@ export function portalSignInRoutes(deps: Deps): Hono<AppEnv> {
       case "expired":
         return loginForm(c, { ...form, error: "expired" }, 403);
       case "wait":
-        c.header("Retry-After", String(retryAfterSeconds(outcome.ms)));
         return loginForm(c, { ...form, error: "tooManyAttempts", waitMs: outcome.ms }, 429);
       case "choose_organization":
         return loginForm(c, {

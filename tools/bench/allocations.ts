@@ -5,7 +5,7 @@
  * garbage is what the collector's time per request pays for). V8 scales its samples to estimated
  * bytes, so the totals are estimates of everything allocated, not only what stays alive.
  */
-import { areaOf } from "./cpu_profile.ts";
+import { areaOf, frameName } from "./cpu_profile.ts";
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -98,13 +98,11 @@ export function allocationCosts(head: HeapNode): Allocations {
   const area = new Map<string, number>();
   let bytes = 0;
   const walk = (node: HeapNode) => {
-    const { functionName, url, lineNumber } = node.callFrame;
     if (node.selfSize > 0) {
       bytes += node.selfSize;
-      const file = url.replace(/^.*\/(npm\/[^/]+\/)?/, "");
-      const key = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+      const key = frameName(node.callFrame);
       fn.set(key, (fn.get(key) ?? 0) + node.selfSize);
-      const a = areaOf(url, functionName);
+      const a = areaOf(node.callFrame.url, node.callFrame.functionName);
       area.set(a, (area.get(a) ?? 0) + node.selfSize);
     }
     for (const child of node.children) walk(child);

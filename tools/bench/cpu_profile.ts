@@ -39,6 +39,14 @@ export function areaOf(url: string, functionName: string): string {
   return "other libraries";
 }
 
+/** A profile frame as the tables name it: function, file (no directories) and 1-based line. */
+export function frameName(
+  frame: { functionName: string; url: string; lineNumber: number },
+): string {
+  const file = frame.url.replace(/^.*\/(npm\/[^/]+\/)?/, "");
+  return `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}`;
+}
+
 /**
  * Self time per function and per area over samples taken between `from` and `to` (the
  * profile's own clock, microseconds); `(idle)` is left out.
@@ -58,11 +66,11 @@ export function costs(
     // A sample's time is the gap to the next one (the last sample gets none).
     const micros = profile.timeDeltas[i + 1] ?? 0;
     if (at < from || at > to) return;
-    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const frame = byId.get(id)!.callFrame;
+    const { functionName, url } = frame;
     if (functionName === "(idle)") return;
     busy += micros;
-    const file = url.replace(/^.*\/(npm\/[^/]+\/)?/, "");
-    const key = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+    const key = frameName(frame);
     fn.set(key, (fn.get(key) ?? 0) + micros);
     const a = areaOf(url, functionName);
     area.set(a, (area.get(a) ?? 0) + micros);

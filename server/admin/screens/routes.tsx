@@ -17,7 +17,7 @@ import {
   type SignInPlace,
 } from "../../http/access.ts";
 import { publicMatcher, publicRoutes } from "../../http/public_routes.ts";
-import { retryAfterSeconds, waitText } from "../../http/wait_text.ts";
+import { waitText } from "../../http/wait_text.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
 import { issueSignInToken, SIGN_IN_TOKEN } from "../../auth/sign_in_token.ts";
 import { postedSignIn } from "../../auth/sign_in_form.ts";
@@ -179,7 +179,6 @@ export function adminScreens(deps: Deps): Hono<ScreenEnv> {
       case "expired":
         return page("This form expired. Sign in again.", 403);
       case "wait":
-        c.header("Retry-After", String(retryAfterSeconds(outcome.ms)));
         return page(`Too many failed attempts. Try again in ${waitText(outcome.ms)}.`, 429);
       case "refused":
         return page("Wrong e-mail or password, or not an administrator.", 401, {

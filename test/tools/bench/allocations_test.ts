@@ -9,6 +9,7 @@ import {
   sampleAllocations,
 } from "../../../tools/bench/allocations.ts";
 import { freePort, stop } from "../../../tools/bench/processes.ts";
+import { untilOutput } from "../../helpers/process.ts";
 
 const frame = (functionName: string, url: string, lineNumber = 0) => ({
   functionName,
@@ -78,18 +79,10 @@ console.log("ready");
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", `--inspect=127.0.0.1:${port}`, script],
       stdout: "piped",
-      stderr: "null",
+      stderr: "piped",
     }).spawn();
     try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error("the child exited before it was ready");
-        if (value.includes("ready")) break;
-        if (Date.now() > deadline) throw new Error("the child was not ready within 30 s");
-      }
-      reader.releaseLock();
+      await untilOutput(child, /^ready$/m, 30_000, "ready line");
       const stopSampling = await sampleAllocations(port, 1024);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const sampled = await stopSampling();
