@@ -2,12 +2,14 @@
  * The product's instruments (docs/operations.md#metrics-and-tracing says what each means and
  * which alerts to set): one registry per process, served at /metrics and exported over OTLP.
  * Counters and histograms are recorded where things happen; the gauges are read when exported,
- * from the service that `observeService` registered (its database, pool and drain state).
+ * from the service that `observeService` registered (its database, pool and drain state) and,
+ * for the process instruments (`process_metrics.ts`), from the runtime.
  */
 import type { Sql } from "../../db/mod.ts";
 import { poolUse } from "../../db/instrument.ts";
 import { outboxStats } from "../../db/queries/callback_events.ts";
 import { Registry, type Sample } from "./metrics.ts";
+import { registerProcessMetrics } from "./process_metrics.ts";
 
 /** Every instrument of this process. */
 export const registry = new Registry();
@@ -179,3 +181,6 @@ registry.gauge({
   const draining = source.draining();
   return [{ labels: none, value: !draining && await outbox() !== null ? 1 : 0 }];
 });
+
+// The process's own health (CPU, memory, file descriptors, V8 heap, event loop), after the above.
+registerProcessMetrics(registry);

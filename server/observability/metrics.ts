@@ -5,7 +5,9 @@
  * exports over OTLP when OTEL_DENO=true (without it those calls do nothing). An instrument is
  * named the OpenTelemetry way (`portal.launches`, unit `{launch}`); its Prometheus name is the one
  * an OpenTelemetry Collector's Prometheus exporter would give it: dots become underscores, a unit
- * of seconds adds `_seconds`, a counter adds `_total` (`portal_launches_total`).
+ * of seconds adds `_seconds`, of bytes `_bytes`, a counter adds `_total` (`portal_launches_total`).
+ * The process instruments keep the names every Prometheus client library gives them instead
+ * (`process_resident_memory_bytes`), so stock dashboards and alerts work unchanged.
  */
 import { type Attributes, metrics as otel } from "@opentelemetry/api";
 
@@ -22,6 +24,10 @@ export interface InstrumentSpec<L extends string> {
   unit: string;
   help: string;
   labels: readonly L[];
+  /** A Prometheus name fixed by convention, used instead of the translated one. */
+  prometheus?: string;
+  /** false: /metrics only, where Deno already exports the same over OTLP itself. */
+  otlp?: false;
 }
 
 /** One gauge reading. */
@@ -32,10 +38,12 @@ export interface Sample<L extends string> {
 
 /** The Prometheus name of an instrument (the Collector's translation of its OpenTelemetry name). */
 export function prometheusName(
-  spec: { name: string; unit: string },
+  spec: { name: string; unit: string; prometheus?: string },
   kind: "counter" | "gauge" | "histogram",
 ): string {
-  const base = spec.name.replaceAll(".", "_") + (spec.unit === "s" ? "_seconds" : "");
+  if (spec.prometheus) return spec.prometheus;
+  const suffix = { s: "_seconds", By: "_bytes" }[spec.unit] ?? "";
+  const base = spec.name.replaceAll(".", "_") + suffix;
   return kind === "counter" ? `${base}_total` : base;
 }
 
@@ -151,21 +159,29 @@ export class Histogram<L extends string> implements Family {
   }
 }
 
-/** A gauge read when it is exported: `collect` answers its samples then (none: no line). */
+/**
+ * A gauge, or a counter whose total is kept elsewhere (CPU seconds), read when it is exported:
+ * `collect` answers its samples then (none: no line).
+ */
 export class Gauge<L extends string> implements Family {
   readonly prometheusName: string;
 
   constructor(
     readonly spec: InstrumentSpec<L>,
     private readonly collect: () => Promise<Sample<L>[]>,
+    readonly kind: "gauge" | "counter" = "gauge",
   ) {
-    this.prometheusName = prometheusName(spec, "gauge");
-    meter.createObservableGauge(spec.name, { unit: spec.unit, description: spec.help })
-      .addCallback(async (result) => {
-        for (const { labels, value } of await this.#read()) {
-          result.observe(value, labels as Attributes);
-        }
-      });
+    this.prometheusName = prometheusName(spec, kind);
+    if (spec.otlp === false) return;
+    const options = { unit: spec.unit, description: spec.help };
+    const observable = kind === "counter"
+      ? meter.createObservableCounter(spec.name, options)
+      : meter.createObservableGauge(spec.name, options);
+    observable.addCallback(async (result) => {
+      for (const { labels, value } of await this.#read()) {
+        result.observe(value, labels as Attributes);
+      }
+    });
   }
 
   /** The samples; none when reading them failed (the gauge is left out, nothing else). */
@@ -178,7 +194,7 @@ export class Gauge<L extends string> implements Family {
   }
 
   async render(): Promise<string[]> {
-    const lines = header(this.prometheusName, this.spec.help, "gauge");
+    const lines = header(this.prometheusName, this.spec.help, this.kind);
     for (const { labels, value } of await this.#read()) {
       const values = this.spec.labels.map((name) => labels[name]);
       lines.push(
@@ -208,6 +224,14 @@ export class Registry {
   /** A new gauge read by `collect`. */
   gauge<L extends string>(spec: InstrumentSpec<L>, collect: () => Promise<Sample<L>[]>): Gauge<L> {
     return this.#add(new Gauge(spec, collect));
+  }
+
+  /** A new counter whose total `collect` reads when it is exported. */
+  observedCounter<L extends string>(
+    spec: InstrumentSpec<L>,
+    collect: () => Promise<Sample<L>[]>,
+  ): Gauge<L> {
+    return this.#add(new Gauge(spec, collect, "counter"));
   }
 
   #add<F extends Family>(family: F): F {

@@ -204,5 +204,12 @@ Deno.test({
     assert.ok((await point("portal.db.pool.in_use")).value >= 0);
     assert.ok((await point("portal.db.pool.waiting")).value >= 0);
     assert.equal((await point("portal.ready")).value, 1);
+    assert.ok((await point("process.cpu.time")).value > 0);
+    assert.ok((await point("process.memory.usage")).value > 10 * 2 ** 20);
+    assert.ok((await point("process.start_time")).value * 1e3 < Date.now());
+    assert.ok((await point("portal.event_loop.lag")).value >= 0);
+    assert.ok((await point("v8js.memory.heap.used")).value > 0);
+    // The heap's limit comes from Deno's own instrumentation; the service does not send it twice.
+    assert.ok((await point("v8js.memory.heap.limit")).value > 0);
   },
 });

@@ -92,10 +92,36 @@ Deno.test({
       portal_db_pool_waiting: "GAUGE",
       portal_db_pool_size: "GAUGE",
       portal_ready: "GAUGE",
+      process_cpu_seconds_total: "COUNTER",
+      process_resident_memory_bytes: "GAUGE",
+      process_start_time_seconds: "GAUGE",
+      v8js_memory_heap_used_bytes: "GAUGE",
+      v8js_memory_heap_limit_bytes: "GAUGE",
+      portal_event_loop_lag_seconds: "GAUGE",
     });
     for (const family of families.values()) assert.ok(family.help.length > 20, family.name);
     assert.equal(valueOf(families, "portal_db_pool_size"), s.embedded ? 1 : 4);
     assert.equal(valueOf(families, "portal_ready"), 1);
+  },
+});
+
+Deno.test({
+  name: "prometheus: the process metrics are the service process's own",
+  ignore: Deno.build.os !== "linux",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const pid = s.observed.running.process.pid;
+    const { families } = await scrape(s);
+    // Read from outside: the kernel's own view of the service process.
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const vmRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+    const rss = valueOf(families, "process_resident_memory_bytes");
+    assert.ok(Math.abs(rss - vmRss) / vmRss < 0.2, `RSS ${rss} against VmRSS ${vmRss}`);
+    const startedAgo = Date.now() / 1e3 - valueOf(families, "process_start_time_seconds");
+    assert.ok(startedAgo > 0 && startedAgo < 600, `started ${startedAgo} s ago`);
+    assert.ok(valueOf(families, "process_cpu_seconds_total") > 0);
+    assert.ok(valueOf(families, "portal_event_loop_lag_seconds") < 1);
   },
 });
 

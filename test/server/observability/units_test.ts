@@ -156,6 +156,14 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
   assert.deepEqual(parsed[2].metrics, [{ labels: { at: "a" }, value: "0.5" }]);
   assert.deepEqual(parsed[3].metrics, [], "a gauge that cannot be read is left out, alone");
   assert.equal(prometheusName({ name: "a.b", unit: "s" }, "counter"), "a_b_seconds_total");
+  assert.equal(prometheusName({ name: "a.b", unit: "By" }, "gauge"), "a_b_bytes");
+  assert.equal(
+    prometheusName(
+      { name: "process.cpu.time", unit: "s", prometheus: "process_cpu_seconds_total" },
+      "counter",
+    ),
+    "process_cpu_seconds_total",
+  );
 });
 
 for (const backend of backends) {

@@ -1,0 +1,85 @@
+/**
+ * The process instruments (server/observability/process_metrics.ts), each reading checked against
+ * a source of its own: /proc/self/stat for CPU, /proc/self/status for resident memory, and a loop
+ * kept busy on purpose. This test runs with --allow-all, so it reads /proc/self; the service
+ * does not need to.
+ */
+import assert from "node:assert/strict";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { Registry } from "../../../server/observability/metrics.ts";
+import {
+  cpuSeconds,
+  eventLoopLag,
+  registerProcessMetrics,
+} from "../../../server/observability/process_metrics.ts";
+
+const linux = Deno.build.os === "linux";
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) { /* keep the loop and one core busy */ }
+}
+
+/** utime + stime of /proc/self/stat, in seconds (clock ticks of `getconf CLK_TCK`). */
+async function procCpuSeconds(ticksPerSecond: number): Promise<number> {
+  const stat = await Deno.readTextFile("/proc/self/stat");
+  // Fields after the command name's closing parenthesis: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+async function shell(command: string): Promise<string> {
+  const out = await new Deno.Command("sh", { args: ["-c", command], stdout: "piped" }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+Deno.test({
+  name: "process metrics: CPU seconds agree with /proc/self/stat and grow with work",
+  ignore: !linux,
+  async fn() {
+    const ticks = Number(await shell("getconf CLK_TCK"));
+    const before = cpuSeconds();
+    busy(300);
+    const after = cpuSeconds();
+    assert.ok(after - before >= 0.25, `300 ms of work counted ${after - before} s`);
+    // /proc counts in clock ticks (10 ms at 100 per second): allow two ticks and a little.
+    assert.ok(Math.abs(after - await procCpuSeconds(ticks)) < 0.05);
+  },
+});
+
+Deno.test("process metrics: the event loop's lag shows a loop kept busy", async () => {
+  assert.ok(await eventLoopLag() < 0.05, "an idle loop answers a timer at once");
+  const lag = eventLoopLag();
+  busy(200);
+  assert.ok(await lag >= 0.195, "the timer waited for the 200 ms of synchronous work");
+});
+
+Deno.test({
+  name: "process metrics: /metrics names them as Prometheus client libraries do",
+  ignore: !linux,
+  async fn() {
+    const registry = new Registry();
+    registerProcessMetrics(registry);
+    const text = await registry.render();
+    const families: { name: string; type: string; metrics: { value: string }[] }[] =
+      parsePrometheusTextFormat(text);
+    const read = Object.fromEntries(families.map((f) => [f.name, Number(f.metrics[0].value)]));
+    assert.deepEqual(Object.fromEntries(families.map((f) => [f.name, f.type])), {
+      process_cpu_seconds_total: "COUNTER",
+      process_resident_memory_bytes: "GAUGE",
+      process_start_time_seconds: "GAUGE",
+      v8js_memory_heap_used_bytes: "GAUGE",
+      v8js_memory_heap_limit_bytes: "GAUGE",
+      portal_event_loop_lag_seconds: "GAUGE",
+    });
+    const status = await Deno.readTextFile("/proc/self/status");
+    const vmRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+    const rss = read.process_resident_memory_bytes;
+    assert.ok(Math.abs(rss - vmRss) / vmRss < 0.2, `RSS ${rss} against VmRSS ${vmRss}`);
+    // This test process started less than its own run time ago, and not in the future.
+    const startedAgo = Date.now() / 1e3 - read.process_start_time_seconds;
+    assert.ok(startedAgo >= 0 && startedAgo < 600, `started ${startedAgo} s ago`);
+    assert.ok(read.v8js_memory_heap_used_bytes > 1e6);
+    assert.ok(read.v8js_memory_heap_limit_bytes > read.v8js_memory_heap_used_bytes);
+  },
+});
