@@ -10,6 +10,7 @@ import { DataDirLocked } from "../db/data_dir_lock.ts";
 import { type Flags, parseFlags, UsageError } from "./ops/cli.ts";
 import { shutDown } from "./ops/shutdown.ts";
 import { type MetricsListener, serveMetrics } from "./observability/metrics_server.ts";
+import { processMetrics } from "./observability/instruments.ts";
 import { startBanner, startRecord } from "./observability/start_record.ts";
 
 let config: Config, flags: Flags;
@@ -49,6 +50,9 @@ if (config.metricsPort !== null) {
     Deno.exit(1);
   }
 }
+
+// How late the event loop runs, twice a second, into portal_event_loop_delay_seconds.
+processMetrics.watchEventLoop();
 
 let server: Deno.HttpServer;
 try {

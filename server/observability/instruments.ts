@@ -182,5 +182,5 @@ registry.gauge({
   return [{ labels: none, value: !draining && await outbox() !== null ? 1 : 0 }];
 });
 
-// The process's own health (CPU, memory, file descriptors, V8 heap, event loop), after the above.
-registerProcessMetrics(registry);
+/** The process's own health (CPU, memory, V8 heap, event loop), listed after the above. */
+export const processMetrics = registerProcessMetrics(registry);

@@ -26,8 +26,6 @@ export interface InstrumentSpec<L extends string> {
   labels: readonly L[];
   /** A Prometheus name fixed by convention, used instead of the translated one. */
   prometheus?: string;
-  /** false: /metrics only, where Deno already exports the same over OTLP itself. */
-  otlp?: false;
 }
 
 /** One gauge reading. */
@@ -172,7 +170,6 @@ export class Gauge<L extends string> implements Family {
     readonly kind: "gauge" | "counter" = "gauge",
   ) {
     this.prometheusName = prometheusName(spec, kind);
-    if (spec.otlp === false) return;
     const options = { unit: spec.unit, description: spec.help };
     const observable = kind === "counter"
       ? meter.createObservableCounter(spec.name, options)

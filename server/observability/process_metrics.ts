@@ -3,7 +3,8 @@
  * memory and start time under the names every Prometheus client library gives them
  * (`process_cpu_seconds_total`, …), so stock dashboards and alerts work unchanged; the V8 heap
  * against its limit (the service starts with `--max-old-space-size`: a heap at its limit ends the
- * process); and how long a timer waits for the event loop. Nothing here runs per request.
+ * process); and how late the event loop runs a timer, sampled twice a second by the serving
+ * process (`watchEventLoop`, started by server/main.ts). Nothing here runs per request.
  *
  * File descriptors (`process_open_fds`) are left out: they are read from /proc/self, which Deno
  * opens only to a process run with --allow-all, and the service runs with less.
@@ -24,14 +25,47 @@ export function cpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
-/** Seconds from asking for a timer of 0 ms to its callback: the event loop's backlog now. */
-export function eventLoopLag(): Promise<number> {
-  const asked = performance.now();
-  return new Promise((resolve) => setTimeout(() => resolve((performance.now() - asked) / 1e3), 0));
+/** How often the serving process samples the event loop's delay. */
+export const LOOP_SAMPLE_MS = 500;
+
+/** Bounds of the event loop delay histogram, seconds: a healthy loop stays in the first. */
+const LOOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Arms a timer every `intervalMs` and records how late it ran, in seconds: the time the loop was
+ * held by other work (synchronous code, a long GC) when the timer fell due. The timer never keeps
+ * the process alive; the answer stops it.
+ */
+export function watchEventLoop(
+  record: (seconds: number) => void,
+  intervalMs = LOOP_SAMPLE_MS,
+): () => void {
+  let timer = 0;
+  let stopped = false;
+  const arm = () => {
+    const due = performance.now() + intervalMs;
+    // A number in Deno's globals; node:process's types above say Node's Timeout object.
+    timer = Number(setTimeout(() => {
+      record(Math.max(0, performance.now() - due) / 1e3);
+      if (!stopped) arm();
+    }, intervalMs));
+    Deno.unrefTimer(timer);
+  };
+  arm();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** What the serving process starts once it runs. */
+export interface ProcessMetrics {
+  /** Samples the event loop's delay into `portal.event_loop.delay`; answers the stop. */
+  watchEventLoop(intervalMs?: number): () => void;
 }
 
 /** Adds the process instruments to `registry`. */
-export function registerProcessMetrics(registry: Registry): void {
+export function registerProcessMetrics(registry: Registry): ProcessMetrics {
   registry.observedCounter({
     name: "process.cpu.time",
     prometheus: "process_cpu_seconds_total",
@@ -62,19 +96,24 @@ export function registerProcessMetrics(registry: Registry): void {
     labels: [],
   }, () => one(getHeapStatistics().used_heap_size));
 
-  // Deno exports this one over OTLP itself (with v8js.memory.heap.size and the spaces' sizes).
+  // Not v8js.memory.heap.limit: that name is a heap space's reserved size (Deno sends it per space).
   registry.gauge({
-    name: "v8js.memory.heap.limit",
+    name: "portal.heap.limit",
     unit: "By",
-    help: "The V8 heap's limit, in bytes: a heap that reaches it ends the process.",
+    help: "The most the V8 heap may grow to, in bytes: a heap that reaches it ends the process.",
     labels: [],
-    otlp: false,
   }, () => one(getHeapStatistics().heap_size_limit));
 
-  registry.gauge({
-    name: "portal.event_loop.lag",
+  const loopDelay = registry.histogram({
+    name: "portal.event_loop.delay",
     unit: "s",
-    help: "Seconds a timer of 0 ms waited for the event loop when this was read.",
+    help: "How late the event loop ran a timer, sampled every 0.5 s: time it was held by other " +
+      "work (synchronous code, a long garbage collection).",
     labels: [],
-  }, async () => [{ labels: none, value: await eventLoopLag() }]);
+    buckets: LOOP_BUCKETS,
+  });
+  return {
+    watchEventLoop: (intervalMs) =>
+      watchEventLoop((seconds) => loopDelay.record(none, seconds), intervalMs),
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The process instruments (server/observability/process_metrics.ts), each reading checked against
  * a source of its own: /proc/self/stat for CPU, /proc/self/status for resident memory, and a loop
- * kept busy on purpose. This test runs with --allow-all, so it reads /proc/self; the service
+ * held on purpose. This test runs with --allow-all, so it reads /proc/self; the service
  * does not need to.
  */
 import assert from "node:assert/strict";
@@ -9,8 +9,8 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { Registry } from "../../../server/observability/metrics.ts";
 import {
   cpuSeconds,
-  eventLoopLag,
   registerProcessMetrics,
+  watchEventLoop,
 } from "../../../server/observability/process_metrics.ts";
 
 const linux = Deno.build.os === "linux";
@@ -47,12 +47,32 @@ Deno.test({
   },
 });
 
-Deno.test("process metrics: the event loop's lag shows a loop kept busy", async () => {
-  assert.ok(await eventLoopLag() < 0.05, "an idle loop answers a timer at once");
-  const lag = eventLoopLag();
-  busy(200);
-  assert.ok(await lag >= 0.195, "the timer waited for the 200 ms of synchronous work");
+Deno.test("process metrics: the event loop's delay shows a loop held on purpose", async () => {
+  const delays: number[] = [];
+  const stop = watchEventLoop((seconds) => delays.push(seconds), 50);
+  try {
+    // A few samples of an idle loop, then one held by 300 ms of synchronous work.
+    await waitFor(() => delays.length >= 3);
+    assert.ok(delays.every((d) => d < 0.05), `idle: ${delays}`);
+    const idle = delays.length;
+    busy(300);
+    await waitFor(() => delays.length > idle);
+    assert.ok(delays[idle] >= 0.24, `held 300 ms past a 50 ms timer: ${delays[idle]} s late`);
+  } finally {
+    stop();
+  }
+  const stopped = delays.length;
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal(delays.length, stopped, "no sample after the stop");
 });
+
+async function waitFor(done: () => boolean): Promise<void> {
+  const until = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > until) throw new Error("timed out waiting for a sample");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 Deno.test({
   name: "process metrics: /metrics names them as Prometheus client libraries do",
@@ -63,14 +83,14 @@ Deno.test({
     const text = await registry.render();
     const families: { name: string; type: string; metrics: { value: string }[] }[] =
       parsePrometheusTextFormat(text);
-    const read = Object.fromEntries(families.map((f) => [f.name, Number(f.metrics[0].value)]));
+    const read = Object.fromEntries(families.map((f) => [f.name, Number(f.metrics[0]?.value)]));
     assert.deepEqual(Object.fromEntries(families.map((f) => [f.name, f.type])), {
       process_cpu_seconds_total: "COUNTER",
       process_resident_memory_bytes: "GAUGE",
       process_start_time_seconds: "GAUGE",
       v8js_memory_heap_used_bytes: "GAUGE",
-      v8js_memory_heap_limit_bytes: "GAUGE",
-      portal_event_loop_lag_seconds: "GAUGE",
+      portal_heap_limit_bytes: "GAUGE",
+      portal_event_loop_delay_seconds: "HISTOGRAM",
     });
     const status = await Deno.readTextFile("/proc/self/status");
     const vmRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
@@ -80,6 +100,6 @@ Deno.test({
     const startedAgo = Date.now() / 1e3 - read.process_start_time_seconds;
     assert.ok(startedAgo >= 0 && startedAgo < 600, `started ${startedAgo} s ago`);
     assert.ok(read.v8js_memory_heap_used_bytes > 1e6);
-    assert.ok(read.v8js_memory_heap_limit_bytes > read.v8js_memory_heap_used_bytes);
+    assert.ok(read.portal_heap_limit_bytes > read.v8js_memory_heap_used_bytes);
   },
 });
