@@ -50,6 +50,10 @@ export interface Figures {
   getPagePostgresMs?: number;
   tokenPostgresMs?: number;
   eventPostgresMs?: number;
+  /** The server's CPU per request of the same cases (ms): what both together allow. */
+  getOneServerMs?: number;
+  getPageServerMs?: number;
+  tokenServerMs?: number;
   /** Screen sharing: the customer's click on Share to the agent's first frame, p95 (ms). */
   remoteFirstFrameP95Ms?: number;
   /** Screen sharing: signaling send → receive across two processes, 500 sockets, p99 (ms). */
@@ -69,16 +73,24 @@ function defined(...values: (number | undefined)[]): boolean {
   return values.every((v) => v !== undefined && Number.isFinite(v));
 }
 
+/** CPU per request of a case (ms) and the machine's logical CPUs: what its ceilings read. */
+interface Costs {
+  postgresMs?: number;
+  serverMs?: number;
+  cores?: number;
+}
+
 /**
- * `value / base ≥ min` as a verdict line (value and base shown), with what PostgreSQL alone allows
- * when `database` gives its CPU per request and the cores (`databaseCeiling`).
+ * `value / base ≥ min` as a verdict line (value and base shown), with what PostgreSQL alone, and
+ * the server and PostgreSQL together, allow when `costs` gives their CPU per request and the cores
+ * (`databaseCeiling`).
  */
 function ratioAtLeast(
   target: string,
   value: number | undefined,
   base: number | undefined,
   min: number,
-  database?: { postgresMs?: number; cores?: number },
+  costs?: Costs,
 ): string {
   if (!defined(value, base)) return line("n/a", target, "not measured");
   const r = value! / base!;
@@ -86,30 +98,42 @@ function ratioAtLeast(
     r >= min ? "ok" : "FAIL",
     target,
     `${r.toFixed(2)} × (${value!.toFixed(0)}/s vs ${base!.toFixed(0)}/s)` +
-      (database ? databaseCeiling(value, database.postgresMs, base, database.cores, min) : ""),
+      (costs ? databaseCeiling(value, costs, base, min) : ""),
   );
 }
 
 /**
- * What PostgreSQL alone allows a case judged by `measured / base ≥ min`: with `postgresMs` of its
- * CPU per request (or per event) on every one of `cores` logical CPUs, and nothing left for the
- * service or the load generator, at most `cores / postgresMs` a second. Shown after the figures of
- * a measured case; below `min`, the target is out of reach while the case costs PostgreSQL that
- * much (only cheaper SQL could change it, not a faster service).
+ * What the machine's CPU allows a case judged by `measured / base ≥ min`, shown after its figures.
+ * PostgreSQL alone, with `postgresMs` of its CPU per request (or per event) on every one of `cores`
+ * logical CPUs and nothing left for the service or the load generator, serves at most
+ * `cores / postgresMs` a second: below `min`, only cheaper SQL could meet the target. With the
+ * server's `serverMs` too, at most `cores / (serverMs + postgresMs)`: below `min` the target needs
+ * the server's CPU per request cut to what is named (`cores / (min × base) − postgresMs`); at or
+ * above it, the machine's CPU would allow the target and the shortfall is time spent waiting.
  */
 export function databaseCeiling(
   measured: number | undefined,
-  postgresMs: number | undefined,
+  costs: Costs,
   base: number | undefined,
-  cores: number | undefined,
   min: number,
 ): string {
+  const { postgresMs, serverMs, cores } = costs;
   if (!defined(measured, postgresMs, base, cores) || postgresMs! <= 0) return "";
   const rate = cores! * 1000 / postgresMs!;
   const r = rate / base!;
-  return `; PostgreSQL alone (${postgresMs!.toFixed(2)} ms of its CPU each, ${cores} logical ` +
-    `CPUs) allows at most ${r.toFixed(2)} × (${rate.toFixed(0)}/s)` +
-    (r < min ? ": out of reach at this PostgreSQL cost" : "");
+  const alone =
+    `; PostgreSQL alone (${postgresMs!.toFixed(2)} ms of its CPU each, ${cores} logical ` +
+    `CPUs) allows at most ${r.toFixed(2)} × (${rate.toFixed(0)}/s)`;
+  if (r < min) return alone + ": out of reach at this PostgreSQL cost";
+  if (!defined(serverMs) || serverMs! <= 0) return alone;
+  const both = cores! * 1000 / (serverMs! + postgresMs!);
+  const rb = both / base!;
+  const need = cores! * 1000 / (min * base!) - postgresMs!;
+  return alone + `; with the server's ${serverMs!.toFixed(2)} ms, at most ${rb.toFixed(2)} × ` +
+    `(${both.toFixed(0)}/s)` +
+    (rb < min
+      ? `: out of reach unless the server's CPU each drops to ${need.toFixed(2)} ms`
+      : ": the CPU allows the target; the rest is waiting");
 }
 
 /** `value ≤ max` as a verdict line. */
@@ -152,6 +176,7 @@ export function verdictLines(f: Figures): string[] {
       : ""),
     ratioAtLeast("launch@64 ≥ 0.75 × TPC-B", f.launch64Rps, f.tpcbTps, 0.75, {
       postgresMs: f.launchPostgresMs,
+      serverMs: f.launchServerMs,
       cores: f.cores,
     }),
     atMost("launch p99@16 ≤ 50 ms", f.launch16P99Ms, 50, "ms"),
@@ -183,6 +208,7 @@ export function verdictLines(f: Figures): string[] {
     atMost("server CPU per delivered callback event ≤ 0.15 ms", f.eventServerMs, 0.15, "ms"),
     ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6, {
       postgresMs: f.getOnePostgresMs,
+      serverMs: f.getOneServerMs,
       cores: f.cores,
     }),
   );
@@ -193,7 +219,18 @@ export function verdictLines(f: Figures): string[] {
       "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms",
       `${r.toFixed(2)} × (${f.getPageRps!.toFixed(0)}/s vs ${f.tpcbTps!.toFixed(0)}/s), p99 ${
         f.getPageP99Ms!.toFixed(0)
-      } ms${databaseCeiling(f.getPageRps, f.getPagePostgresMs, f.tpcbTps, f.cores, 0.92)}`,
+      } ms${
+        databaseCeiling(
+          f.getPageRps,
+          {
+            postgresMs: f.getPagePostgresMs,
+            serverMs: f.getPageServerMs,
+            cores: f.cores,
+          },
+          f.tpcbTps,
+          0.92,
+        )
+      }`,
     ));
   } else {
     lines.push(line("n/a", "list page of 50 ≥ 0.92 × TPC-B at p99 ≤ 333 ms", "not measured"));
@@ -201,6 +238,7 @@ export function verdictLines(f: Figures): string[] {
   lines.push(
     ratioAtLeast("token issuance ≥ 3 × TPC-B", f.tokenRps, f.tpcbTps, 3, {
       postgresMs: f.tokenPostgresMs,
+      serverMs: f.tokenServerMs,
       cores: f.cores,
     }),
   );
@@ -214,7 +252,16 @@ export function verdictLines(f: Figures): string[] {
       `${r.toFixed(2)} × (${f.drain.eventsPerSecond.toFixed(0)} events/s vs ${
         f.tpcbTps!.toFixed(0)
       }/s), ${f.drain.count} events ${f.drain.exact ? "each once" : "LOST OR DOUBLED"}` +
-      databaseCeiling(f.drain.eventsPerSecond, f.eventPostgresMs, f.tpcbTps, f.cores, 2);
+      databaseCeiling(
+        f.drain.eventsPerSecond,
+        {
+          postgresMs: f.eventPostgresMs,
+          serverMs: f.eventServerMs,
+          cores: f.cores,
+        },
+        f.tpcbTps,
+        2,
+      );
     const mark: Mark = !f.drain.exact || r < 2
       ? "FAIL"
       : f.drain.count < DRAIN_TARGET_EVENTS

@@ -212,3 +212,35 @@ Deno.test("verdictLines shows what PostgreSQL's own CPU allows beside the baseli
     /^n\/a .*: not measured$/,
   );
 });
+
+Deno.test("verdictLines says what the server and PostgreSQL together allow, and what that needs", () => {
+  // The ninth and tenth runs' shape: a fast PostgreSQL, the service's CPU per request beside it.
+  const run: Figures = {
+    ...PASSING,
+    cores: 2,
+    tpcbTps: 4803,
+    tpcbEndTps: 4803,
+    tokenRps: 8980,
+    tokenPostgresMs: 0.06,
+    tokenServerMs: 0.1,
+    drain: { eventsPerSecond: 7654, count: 100_000, exact: true },
+    eventPostgresMs: 0.08,
+    eventServerMs: 0.08,
+  };
+  const lines = verdictLines(run);
+  // 2 CPUs / 0.16 ms = 12,500/s = 2.60 × TPC-B, short of 3 ×: the server's 0.10 ms would have to
+  // be 2000 / (3 × 4803) − 0.06 = 0.079 ms.
+  assert.match(
+    lineOf(lines, "token issuance"),
+    /^FAIL .*allows at most 6\.94 × \(33333\/s\); with the server's 0\.10 ms, at most 2\.60 × \(12500\/s\): out of reach unless the server's CPU each drops to 0\.08 ms$/,
+  );
+  // The drain: both together allow 2.60 ×, above its 2 ×: the shortfall is waiting, not CPU.
+  assert.match(
+    lineOf(lines, "callback drain"),
+    /^FAIL .*with the server's 0\.08 ms, at most 2\.60 × \(12500\/s\): the CPU allows the target; the rest is waiting$/,
+  );
+  // Out of reach for PostgreSQL alone: the server's share is not worth naming.
+  const slow = lineOf(verdictLines({ ...run, tokenPostgresMs: 0.5 }), "token issuance");
+  assert.match(slow, /out of reach at this PostgreSQL cost$/);
+  assert.doesNotMatch(slow, /server's/);
+});
