@@ -46,8 +46,11 @@ export function watchEventLoop(
     const due = performance.now() + intervalMs;
     // A number in Deno's globals; node:process's types above say Node's Timeout object.
     timer = Number(setTimeout(() => {
-      record(Math.max(0, performance.now() - due) / 1e3);
-      if (!stopped) arm();
+      try {
+        record(Math.max(0, performance.now() - due) / 1e3);
+      } finally {
+        if (!stopped) arm();
+      }
     }, intervalMs));
     Deno.unrefTimer(timer);
   };

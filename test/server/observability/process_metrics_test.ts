@@ -21,8 +21,8 @@ function busy(ms: number): void {
 }
 
 /** utime + stime of /proc/self/stat, in seconds (clock ticks of `getconf CLK_TCK`). */
-async function procCpuSeconds(ticksPerSecond: number): Promise<number> {
-  const stat = await Deno.readTextFile("/proc/self/stat");
+function procCpuSeconds(ticksPerSecond: number): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
   // Fields after the command name's closing parenthesis: state is field 3, utime 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
@@ -38,12 +38,21 @@ Deno.test({
   ignore: !linux,
   async fn() {
     const ticks = Number(await shell("getconf CLK_TCK"));
+    // Work until 0.3 s more CPU is counted (on a loaded machine that takes longer than 0.3 s).
     const before = cpuSeconds();
-    busy(300);
-    const after = cpuSeconds();
-    assert.ok(after - before >= 0.25, `300 ms of work counted ${after - before} s`);
-    // /proc counts in clock ticks (10 ms at 100 per second): allow two ticks and a little.
-    assert.ok(Math.abs(after - await procCpuSeconds(ticks)) < 0.05);
+    const deadline = performance.now() + 10_000;
+    while (cpuSeconds() - before < 0.3 && performance.now() < deadline) busy(10);
+    assert.ok(cpuSeconds() - before >= 0.3, "10 s of work never counted 0.3 s of CPU");
+    // The kernel's count, read between two of ours (the whole process: every thread, as
+    // `deno test --parallel` runs other files in this one). It counts whole clock ticks.
+    const low = cpuSeconds();
+    const kernel = procCpuSeconds(ticks);
+    const high = cpuSeconds();
+    const tick = 1 / ticks;
+    assert.ok(
+      low - 2 * tick <= kernel && kernel <= high + 2 * tick,
+      `kernel ${kernel} s, ours ${low} to ${high} s`,
+    );
   },
 });
 
@@ -53,7 +62,7 @@ Deno.test("process metrics: the event loop's delay shows a loop held on purpose"
   try {
     // A few samples of an idle loop, then one held by 300 ms of synchronous work.
     await waitFor(() => delays.length >= 3);
-    assert.ok(delays.every((d) => d < 0.05), `idle: ${delays}`);
+    assert.ok(delays.every((d) => d < 0.2), `idle: ${delays}`);
     const idle = delays.length;
     busy(300);
     await waitFor(() => delays.length > idle);
