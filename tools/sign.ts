@@ -7,6 +7,7 @@
  * With --open, it writes a local HTML page whose form posts it to the launch URL by itself (open
  * it in a browser: the portal opens as from a host page) and prints the page's path.
  */
+import { isAbsolute, join } from "node:path";
 import { signPayload } from "../server/launch/signed_request.ts";
 import { freshnessFields, SIGNED_REQUEST_FIELD } from "../server/launch/contract.ts";
 
@@ -31,7 +32,16 @@ if (!key) {
   );
   Deno.exit(2);
 }
-const text = file ? await Deno.readTextFile(file) : await new Response(Deno.stdin.readable).text();
+// `deno task` runs in the repository's root; a relative path means the caller's directory.
+const path = file && !isAbsolute(file) ? join(Deno.env.get("INIT_CWD") ?? Deno.cwd(), file) : file;
+let text: string;
+try {
+  text = path ? await Deno.readTextFile(path) : await new Response(Deno.stdin.readable).text();
+} catch (err) {
+  if (!(err instanceof Deno.errors.NotFound)) throw err;
+  console.error(`${path}: no such file. Give the launch payload's JSON file, or pipe it in.`);
+  Deno.exit(2);
+}
 let payload: unknown;
 try {
   payload = JSON.parse(text);

@@ -53,3 +53,41 @@ Deno.test("deno task sign without a key explains how to give one", async () => {
   assert.equal(out.code, 2);
   assert.match(new TextDecoder().decode(out.stderr), /PORTAL_API_KEY/);
 });
+
+Deno.test("deno task sign reads a relative path from where the task was run (INIT_CWD)", async () => {
+  const v = vectors.find((c: { name: string }) => c.name === "minimal");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/launch.json`, v.payloadJson);
+    // `deno task` runs the command in the repository's root and says where it was run.
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-env",
+        SIGN,
+        "--key",
+        v.apiKey,
+        "--exact",
+        "launch.json",
+      ],
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { INIT_CWD: dir },
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), v.signedRequest);
+    // A file that is not there: one line saying which, no stack trace.
+    const missing = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-env", SIGN, "--key", v.apiKey, "nope.json"],
+      env: { INIT_CWD: dir },
+    }).output();
+    assert.equal(missing.code, 2);
+    const said = new TextDecoder().decode(missing.stderr);
+    assert.equal(
+      said.trim(),
+      `${dir}/nope.json: no such file. Give the launch payload's JSON file, or pipe it in.`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

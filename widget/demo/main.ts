@@ -24,7 +24,8 @@ const { apiKey, port, hostname, portalUrl } = settings;
 if (!apiKey) {
   console.error(
     "PORTAL_API_KEY is required: the demo app's API key, printed by `deno task start` on its " +
-      "first start (or GET /api/v1/admin/apps/demo with an admin token).\n" +
+      "first start. Lost it? Rotate it: POST /api/v1/admin/apps/demo/api-key with an admin " +
+      "token answers a new one (GET shows it masked).\n" +
       "  PORTAL_API_KEY=<key> deno task demo",
   );
   Deno.exit(1);
