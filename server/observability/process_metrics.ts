@@ -11,6 +11,7 @@
  */
 import process from "node:process";
 import { getHeapStatistics } from "node:v8";
+import { VERSION } from "../config.ts";
 import type { Registry, Sample } from "./metrics.ts";
 
 const none: Record<never, string> = {};
@@ -69,6 +70,15 @@ export interface ProcessMetrics {
 
 /** Adds the process instruments to `registry`. */
 export function registerProcessMetrics(registry: Registry): ProcessMetrics {
+  // Prometheus's `*_build_info` convention: 1, labelled with what runs (rollouts show both).
+  registry.gauge({
+    name: "portal.build.info",
+    prometheus: "portal_build_info",
+    unit: "1",
+    help: "Always 1, labelled with this process's release version and Deno version.",
+    labels: ["version", "deno"],
+  }, () => Promise.resolve([{ labels: { version: VERSION, deno: Deno.version.deno }, value: 1 }]));
+
   registry.observedCounter({
     name: "process.cpu.time",
     prometheus: "process_cpu_seconds_total",

@@ -204,6 +204,7 @@ Deno.test({
     assert.ok((await point("portal.db.pool.in_use")).value >= 0);
     assert.ok((await point("portal.db.pool.waiting")).value >= 0);
     assert.equal((await point("portal.ready")).value, 1);
+    assert.equal((await point("portal.build.info", { deno: Deno.version.deno })).value, 1);
     assert.ok((await point("process.cpu.time")).value > 0);
     assert.ok((await point("process.memory.usage")).value > 10 * 2 ** 20);
     assert.ok((await point("process.start_time")).value * 1e3 < Date.now());

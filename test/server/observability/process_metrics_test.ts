@@ -94,6 +94,7 @@ Deno.test({
       parsePrometheusTextFormat(text);
     const read = Object.fromEntries(families.map((f) => [f.name, Number(f.metrics[0]?.value)]));
     assert.deepEqual(Object.fromEntries(families.map((f) => [f.name, f.type])), {
+      portal_build_info: "GAUGE",
       process_cpu_seconds_total: "COUNTER",
       process_resident_memory_bytes: "GAUGE",
       process_start_time_seconds: "GAUGE",

@@ -92,6 +92,7 @@ Deno.test({
       portal_db_pool_waiting: "GAUGE",
       portal_db_pool_size: "GAUGE",
       portal_ready: "GAUGE",
+      portal_build_info: "GAUGE",
       process_cpu_seconds_total: "COUNTER",
       process_resident_memory_bytes: "GAUGE",
       process_start_time_seconds: "GAUGE",
@@ -121,6 +122,11 @@ Deno.test({
     const startedAgo = Date.now() / 1e3 - valueOf(families, "process_start_time_seconds");
     assert.ok(startedAgo > 0 && startedAgo < 600, `started ${startedAgo} s ago`);
     assert.ok(valueOf(families, "process_cpu_seconds_total") > 0);
+    // What runs, for rollouts: the release (deno.json's version) and the runtime.
+    const { version } = JSON.parse(
+      await Deno.readTextFile(new URL("../../../deno.json", import.meta.url)),
+    );
+    assert.equal(valueOf(families, "portal_build_info", { version, deno: Deno.version.deno }), 1);
     // The serving process samples its event loop twice a second.
     await waitUntil(
       async () => {
