@@ -32,14 +32,31 @@ if (!key) {
   );
   Deno.exit(2);
 }
-// `deno task` runs in the repository's root; a relative path means the caller's directory.
-const path = file && !isAbsolute(file) ? join(Deno.env.get("INIT_CWD") ?? Deno.cwd(), file) : file;
-let text: string;
-try {
-  text = path ? await Deno.readTextFile(path) : await new Response(Deno.stdin.readable).text();
-} catch (err) {
-  if (!(err instanceof Deno.errors.NotFound)) throw err;
-  console.error(`${path}: no such file. Give the launch payload's JSON file, or pipe it in.`);
+// `deno task` runs in the repository's root and names the caller's directory in INIT_CWD (unless
+// it was already set, by a parent task say): a relative path is tried there, then here.
+function initCwd(): string | undefined {
+  const granted = Deno.permissions.querySync({ name: "env", variable: "INIT_CWD" }).state;
+  return granted === "granted" ? Deno.env.get("INIT_CWD") : undefined;
+}
+const paths = !file
+  ? []
+  : isAbsolute(file)
+  ? [file]
+  : [...new Set([initCwd(), Deno.cwd()].flatMap((dir) => dir ? [join(dir, file)] : []))];
+let text: string | undefined;
+for (const path of paths) {
+  try {
+    text = await Deno.readTextFile(path);
+    break;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+}
+if (!file) text = await new Response(Deno.stdin.readable).text();
+if (text === undefined) {
+  console.error(
+    `${paths.join(" or ")}: no such file. Give the launch payload's JSON file, or pipe it in.`,
+  );
   Deno.exit(2);
 }
 let payload: unknown;

@@ -1,6 +1,6 @@
 /**
  * Which app's data a REST caller reaches. A client without the `admin` scope reaches only its
- * own app's sessions, customers, launch log and the agents who launched through its app (another
+ * own app's sessions, customers and the agents who launched through its app (another
  * app's id is a 404, like a missing one); an `admin` client reaches every app's (whatever scopes
  * its token was asked with), or one app's with `?app=<appName>` on a list.
  */

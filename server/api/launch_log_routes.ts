@@ -1,4 +1,4 @@
-/** REST: /api/v1/launches, the launch audit log (scope admin; an app's client sees its app only). */
+/** REST: /api/v1/launches, the launch audit log (scope admin: every app's, or one with ?app=). */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { launchById, listLaunches } from "../../db/queries/launch_log.ts";
 import type { Deps } from "../deps.ts";

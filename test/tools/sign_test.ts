@@ -76,9 +76,26 @@ Deno.test("deno task sign reads a relative path from where the task was run (INI
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     assert.equal(new TextDecoder().decode(out.stdout).trim(), v.signedRequest);
-    // A file that is not there: one line saying which, no stack trace.
+    // An INIT_CWD left over from elsewhere: the process's own directory is tried next.
+    const stale = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-env",
+        SIGN,
+        "--key",
+        v.apiKey,
+        "--exact",
+        "launch.json",
+      ],
+      cwd: dir,
+      env: { INIT_CWD: "/nonexistent" },
+    }).output();
+    assert.equal(new TextDecoder().decode(stale.stdout).trim(), v.signedRequest);
+    // A file that is not there: one line naming where it was looked for, no stack trace.
     const missing = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-read", "--allow-env", SIGN, "--key", v.apiKey, "nope.json"],
+      cwd: dir,
       env: { INIT_CWD: dir },
     }).output();
     assert.equal(missing.code, 2);
