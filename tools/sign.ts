@@ -7,7 +7,7 @@
  * With --open, it writes a local HTML page whose form posts it to the launch URL by itself (open
  * it in a browser: the portal opens as from a host page) and prints the page's path.
  */
-import { isAbsolute, join } from "node:path";
+import { resolve } from "node:path";
 import { signPayload } from "../server/launch/signed_request.ts";
 import { freshnessFields, SIGNED_REQUEST_FIELD } from "../server/launch/contract.ts";
 
@@ -38,12 +38,10 @@ function initCwd(): string | undefined {
   const granted = Deno.permissions.querySync({ name: "env", variable: "INIT_CWD" }).state;
   return granted === "granted" ? Deno.env.get("INIT_CWD") : undefined;
 }
-const paths = !file
-  ? []
-  : isAbsolute(file)
-  ? [file]
-  : [...new Set([initCwd(), Deno.cwd()].flatMap((dir) => dir ? [join(dir, file)] : []))];
-let text: string | undefined;
+const paths = file
+  ? [...new Set([initCwd(), Deno.cwd()].flatMap((dir) => dir ? [resolve(dir, file)] : []))]
+  : [];
+let text = file ? undefined : await new Response(Deno.stdin.readable).text();
 for (const path of paths) {
   try {
     text = await Deno.readTextFile(path);
@@ -52,7 +50,6 @@ for (const path of paths) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
 }
-if (!file) text = await new Response(Deno.stdin.readable).text();
 if (text === undefined) {
   console.error(
     `${paths.join(" or ")}: no such file. Give the launch payload's JSON file, or pipe it in.`,

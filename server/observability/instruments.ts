@@ -8,7 +8,7 @@
 import type { Sql } from "../../db/mod.ts";
 import { poolUse } from "../../db/instrument.ts";
 import { outboxStats } from "../../db/queries/callback_events.ts";
-import { Registry, type Sample } from "./metrics.ts";
+import { NO_LABELS as none, Registry, type Sample } from "./metrics.ts";
 import { registerProcessMetrics } from "./process_metrics.ts";
 
 /** Every instrument of this process. */
@@ -120,8 +120,6 @@ function outbox(): Promise<Outbox | null> {
   });
   return outboxReading;
 }
-
-const none: Record<never, string> = {};
 
 registry.gauge({
   name: "portal.callback.outbox.pending",

@@ -28,6 +28,9 @@ export interface InstrumentSpec<L extends string> {
   prometheus?: string;
 }
 
+/** The labels of an instrument that has none. */
+export const NO_LABELS: Record<never, string> = {};
+
 /** One gauge reading. */
 export interface Sample<L extends string> {
   labels: Labels<L>;
@@ -161,7 +164,7 @@ export class Histogram<L extends string> implements Family {
  * A gauge, or a counter whose total is kept elsewhere (CPU seconds), read when it is exported:
  * `collect` answers its samples then (none: no line).
  */
-export class Gauge<L extends string> implements Family {
+export class Observed<L extends string> implements Family {
   readonly prometheusName: string;
 
   constructor(
@@ -219,16 +222,19 @@ export class Registry {
   }
 
   /** A new gauge read by `collect`. */
-  gauge<L extends string>(spec: InstrumentSpec<L>, collect: () => Promise<Sample<L>[]>): Gauge<L> {
-    return this.#add(new Gauge(spec, collect));
+  gauge<L extends string>(
+    spec: InstrumentSpec<L>,
+    collect: () => Promise<Sample<L>[]>,
+  ): Observed<L> {
+    return this.#add(new Observed(spec, collect));
   }
 
   /** A new counter whose total `collect` reads when it is exported. */
   observedCounter<L extends string>(
     spec: InstrumentSpec<L>,
     collect: () => Promise<Sample<L>[]>,
-  ): Gauge<L> {
-    return this.#add(new Gauge(spec, collect, "counter"));
+  ): Observed<L> {
+    return this.#add(new Observed(spec, collect, "counter"));
   }
 
   #add<F extends Family>(family: F): F {

@@ -12,9 +12,7 @@
 import process from "node:process";
 import { getHeapStatistics } from "node:v8";
 import { VERSION } from "../config.ts";
-import type { Registry, Sample } from "./metrics.ts";
-
-const none: Record<never, string> = {};
+import { NO_LABELS as none, type Registry, type Sample } from "./metrics.ts";
 
 function one(value: number): Promise<Sample<never>[]> {
   return Promise.resolve([{ labels: none, value }]);

@@ -54,50 +54,43 @@ Deno.test("deno task sign without a key explains how to give one", async () => {
   assert.match(new TextDecoder().decode(out.stderr), /PORTAL_API_KEY/);
 });
 
+/** Runs tools/sign.ts on `file` with `key`, from `cwd` with INIT_CWD set to `initCwd`. */
+function signFrom(cwd: string, initCwd: string, key: string, file: string, exact = true) {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      SIGN,
+      "--key",
+      key,
+      ...exact ? ["--exact"] : [],
+      file,
+    ],
+    cwd,
+    env: { INIT_CWD: initCwd },
+  }).output();
+}
+
 Deno.test("deno task sign reads a relative path from where the task was run (INIT_CWD)", async () => {
   const v = vectors.find((c: { name: string }) => c.name === "minimal");
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/launch.json`, v.payloadJson);
     // `deno task` runs the command in the repository's root and says where it was run.
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-env",
-        SIGN,
-        "--key",
-        v.apiKey,
-        "--exact",
-        "launch.json",
-      ],
-      cwd: new URL("../../", import.meta.url).pathname,
-      env: { INIT_CWD: dir },
-    }).output();
+    const out = await signFrom(
+      new URL("../../", import.meta.url).pathname,
+      dir,
+      v.apiKey,
+      "launch.json",
+    );
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     assert.equal(new TextDecoder().decode(out.stdout).trim(), v.signedRequest);
     // An INIT_CWD left over from elsewhere: the process's own directory is tried next.
-    const stale = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-env",
-        SIGN,
-        "--key",
-        v.apiKey,
-        "--exact",
-        "launch.json",
-      ],
-      cwd: dir,
-      env: { INIT_CWD: "/nonexistent" },
-    }).output();
+    const stale = await signFrom(dir, "/nonexistent", v.apiKey, "launch.json");
     assert.equal(new TextDecoder().decode(stale.stdout).trim(), v.signedRequest);
     // A file that is not there: one line naming where it was looked for, no stack trace.
-    const missing = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", "--allow-env", SIGN, "--key", v.apiKey, "nope.json"],
-      cwd: dir,
-      env: { INIT_CWD: dir },
-    }).output();
+    const missing = await signFrom(dir, dir, v.apiKey, "nope.json", false);
     assert.equal(missing.code, 2);
     const said = new TextDecoder().decode(missing.stderr);
     assert.equal(

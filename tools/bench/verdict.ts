@@ -83,7 +83,7 @@ interface Costs {
 /**
  * `value / base ≥ min` as a verdict line (value and base shown), with what PostgreSQL alone, and
  * the server and PostgreSQL together, allow when `costs` gives their CPU per request and the cores
- * (`databaseCeiling`).
+ * (`cpuCeiling`).
  */
 function ratioAtLeast(
   target: string,
@@ -98,7 +98,7 @@ function ratioAtLeast(
     r >= min ? "ok" : "FAIL",
     target,
     `${r.toFixed(2)} × (${value!.toFixed(0)}/s vs ${base!.toFixed(0)}/s)` +
-      (costs ? databaseCeiling(value, costs, base, min) : ""),
+      (costs ? cpuCeiling(value, costs, base, min) : ""),
   );
 }
 
@@ -112,7 +112,7 @@ function ratioAtLeast(
  * above it, their CPU would allow the target and the shortfall is waiting, or the load generator's
  * CPU (wrk, the drain's receiver), which is not counted. Only a case short of its target gets this.
  */
-export function databaseCeiling(
+export function cpuCeiling(
   measured: number | undefined,
   costs: Costs,
   base: number | undefined,
@@ -228,7 +228,7 @@ export function verdictLines(f: Figures): string[] {
       `${r.toFixed(2)} × (${f.getPageRps!.toFixed(0)}/s vs ${f.tpcbTps!.toFixed(0)}/s), p99 ${
         f.getPageP99Ms!.toFixed(0)
       } ms${
-        databaseCeiling(
+        cpuCeiling(
           f.getPageRps,
           {
             postgresMs: f.getPagePostgresMs,
@@ -260,7 +260,7 @@ export function verdictLines(f: Figures): string[] {
       `${r.toFixed(2)} × (${f.drain.eventsPerSecond.toFixed(0)} events/s vs ${
         f.tpcbTps!.toFixed(0)
       }/s), ${f.drain.count} events ${f.drain.exact ? "each once" : "LOST OR DOUBLED"}` +
-      databaseCeiling(
+      cpuCeiling(
         f.drain.eventsPerSecond,
         {
           postgresMs: f.eventPostgresMs,

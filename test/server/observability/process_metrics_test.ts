@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { Registry } from "../../../server/observability/metrics.ts";
+import { waitUntil } from "../../helpers/crm_server.ts";
 import {
   cpuSeconds,
   registerProcessMetrics,
@@ -61,11 +62,11 @@ Deno.test("process metrics: the event loop's delay shows a loop held on purpose"
   const stop = watchEventLoop((seconds) => delays.push(seconds), 50);
   try {
     // A few samples of an idle loop, then one held by 300 ms of synchronous work.
-    await waitFor(() => delays.length >= 3);
+    await waitUntil(() => delays.length >= 3, "three samples", 5_000);
     assert.ok(delays.every((d) => d < 0.2), `idle: ${delays}`);
     const idle = delays.length;
     busy(300);
-    await waitFor(() => delays.length > idle);
+    await waitUntil(() => delays.length > idle, "the held sample", 5_000);
     assert.ok(delays[idle] >= 0.24, `held 300 ms past a 50 ms timer: ${delays[idle]} s late`);
   } finally {
     stop();
@@ -74,14 +75,6 @@ Deno.test("process metrics: the event loop's delay shows a loop held on purpose"
   await new Promise((resolve) => setTimeout(resolve, 150));
   assert.equal(delays.length, stopped, "no sample after the stop");
 });
-
-async function waitFor(done: () => boolean): Promise<void> {
-  const until = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > until) throw new Error("timed out waiting for a sample");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 Deno.test({
   name: "process metrics: /metrics names them as Prometheus client libraries do",
