@@ -9,10 +9,10 @@ function Queue(initial = []) {
       return xs.length - index
     },
     remove: (x) => {
-      const index = xs.indexOf(x)
-      return index === -1
+      const at = xs.indexOf(x, index) // patched: skip the slots shift() emptied
+      return at === -1
         ? null
-        : (xs.splice(index, 1), x)
+        : (xs.splice(at, 1), x)
     },
     push: (x) => (xs.push(x), x),
     shift: () => {
@@ -21,6 +21,9 @@ function Queue(initial = []) {
       if (index === xs.length) {
         index = 0
         xs = []
+      } else if (index >= 64 && index * 2 >= xs.length) { // patched: drop emptied slots
+        xs = xs.slice(index) // patched
+        index = 0 // patched
       } else {
         xs[index - 1] = undefined
       }
