@@ -10,9 +10,9 @@ function Queue(initial = []) {
     },
     remove: (x) => {
       const at = xs.indexOf(x, index) // patched: skip the slots shift() emptied
-      return at === -1
+      return at === -1 // patched
         ? null
-        : (xs.splice(at, 1), x)
+        : (xs.splice(at, 1), x) // patched
     },
     push: (x) => (xs.push(x), x),
     shift: () => {
