@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { startCrmServer, waitUntil } from "../../helpers/crm_server.ts";
 import { freePort } from "../../helpers/process.ts";
+import { assertNearVmRss, PROCESS_FAMILIES } from "../../helpers/process_metrics.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { type Observed, startObserved, uniquePayload } from "./fixture.ts";
 
@@ -92,13 +93,7 @@ Deno.test({
       portal_db_pool_waiting: "GAUGE",
       portal_db_pool_size: "GAUGE",
       portal_ready: "GAUGE",
-      portal_build_info: "GAUGE",
-      process_cpu_seconds_total: "COUNTER",
-      process_resident_memory_bytes: "GAUGE",
-      process_start_time_seconds: "GAUGE",
-      v8js_memory_heap_used_bytes: "GAUGE",
-      portal_heap_limit_bytes: "GAUGE",
-      portal_event_loop_delay_seconds: "HISTOGRAM",
+      ...PROCESS_FAMILIES,
     });
     for (const family of families.values()) assert.ok(family.help.length > 20, family.name);
     assert.equal(valueOf(families, "portal_db_pool_size"), s.embedded ? 1 : 4);
@@ -115,10 +110,7 @@ Deno.test({
     const pid = s.observed.running.process.pid;
     const { families } = await scrape(s);
     // Read from outside: the kernel's own view of the service process.
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    const vmRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
-    const rss = valueOf(families, "process_resident_memory_bytes");
-    assert.ok(Math.abs(rss - vmRss) / vmRss < 0.2, `RSS ${rss} against VmRSS ${vmRss}`);
+    await assertNearVmRss(valueOf(families, "process_resident_memory_bytes"), pid);
     const startedAgo = Date.now() / 1e3 - valueOf(families, "process_start_time_seconds");
     assert.ok(startedAgo > 0 && startedAgo < 600, `started ${startedAgo} s ago`);
     assert.ok(valueOf(families, "process_cpu_seconds_total") > 0);
