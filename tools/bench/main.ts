@@ -207,7 +207,16 @@ try {
   ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
   const drained = await measured(
     "drain",
-    () => drain(bench, receiverUrl, appId, DRAIN, quick ? 120_000 : 300_000, server.pid),
+    () =>
+      drain(
+        bench,
+        receiverUrl,
+        appId,
+        DRAIN,
+        quick ? 120_000 : 300_000,
+        server.pid,
+        receiver.child.pid,
+      ),
   );
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
   const clicks = await browserCases(base, token, BROWSER_LAUNCHES);

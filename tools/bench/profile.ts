@@ -109,7 +109,7 @@ try {
   console.log("  loading data and signing launches ...");
   const minSession = await loadData(bench, appId);
   const start = which === "drain"
-    ? drainRun(bench, receiver.url, appId, server.pid)
+    ? drainRun(bench, receiver, appId, server.pid)
     : await loadRun(bench, base, app, minSession, server.pid);
   const sampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
   const from = await profileClockNow();
@@ -224,18 +224,28 @@ async function loadRun(
 /** The run: `seconds` × 2,000 events queued at once and drained by the server's worker. */
 function drainRun(
   bench: postgres.Sql,
-  receiverUrl: string,
+  receiver: { url: string; child: Deno.ChildProcess },
   appId: number,
   pid: number,
 ): () => Promise<Run> {
   return async () => {
-    const d = await drain(bench, receiverUrl, appId, seconds * 2_000, 600_000, pid);
+    const d = await drain(
+      bench,
+      receiver.url,
+      appId,
+      seconds * 2_000,
+      600_000,
+      pid,
+      receiver.child.pid,
+    );
+    const cpu = d.cpu!;
     return {
-      cpu: d.cpu!,
+      cpu,
       requests: d.count,
       summary: `${d.count} queued events drained in ${d.seconds.toFixed(1)} s (` +
         `${d.eventsPerSecond.toFixed(0)}/s; received ${d.received}, distinct ${d.distinct}, ` +
-        `undelivered ${d.undelivered})`,
+        `undelivered ${d.undelivered}; receiver ${cpu.receiverMs!.toFixed(3)} ms CPU each, ` +
+        `server's main thread ${(cpu.mainThreadBusy * 100).toFixed(0)} % busy)`,
     };
   };
 }

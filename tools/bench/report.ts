@@ -151,9 +151,12 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
   if (perEvent) {
     notes.push(
       `callback drain: CPU per delivered event: server ${perEvent.serverMs.toFixed(2)} ms, ` +
-        `PostgreSQL ${
-          perEvent.postgresMs.toFixed(2)
-        } ms (a launch's figures include its one event).`,
+        `PostgreSQL ${perEvent.postgresMs.toFixed(2)} ms` +
+        (perEvent.receiverMs !== undefined
+          ? `, the receiver ${perEvent.receiverMs.toFixed(3)} ms`
+          : "") +
+        ` (a launch's figures include its one event); the server's main thread ` +
+        `${(perEvent.mainThreadBusy * 100).toFixed(0)} % busy.`,
     );
   }
   const l64Cpu = cpuCosts.get(l64);
@@ -174,6 +177,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     getPagePostgresMs: cpuCosts.get(getPage)?.postgresMs,
     tokenPostgresMs: cpuCosts.get(tok)?.postgresMs,
     eventPostgresMs: perEvent?.postgresMs,
+    eventReceiverMs: perEvent?.receiverMs,
     getOneServerMs: cpuCosts.get(getOne)?.serverMs,
     getPageServerMs: cpuCosts.get(getPage)?.serverMs,
     tokenServerMs: cpuCosts.get(tok)?.serverMs,

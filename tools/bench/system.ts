@@ -43,6 +43,11 @@ export function parseCpuSeconds(stat: string, ticks = 100): number {
   return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
 
+/** CPU seconds used so far by the main thread of the process `pid` (its JavaScript's thread). */
+export async function mainThreadCpuSeconds(pid: number): Promise<number> {
+  return parseCpuSeconds(await Deno.readTextFile(`/proc/${pid}/task/${pid}/stat`));
+}
+
 /** CPU seconds used so far by the process `pid`. */
 export async function processCpuSeconds(pid: number): Promise<number> {
   return parseCpuSeconds(await Deno.readTextFile(`/proc/${pid}/stat`));

@@ -50,6 +50,8 @@ export interface Figures {
   getPagePostgresMs?: number;
   tokenPostgresMs?: number;
   eventPostgresMs?: number;
+  /** The drain's receiver's CPU per event (ms): the CRM's side, on the same cores. */
+  eventReceiverMs?: number;
   /** The server's CPU per request of the same cases (ms): what both together allow. */
   getOneServerMs?: number;
   getPageServerMs?: number;
@@ -77,6 +79,8 @@ function defined(...values: (number | undefined)[]): boolean {
 interface Costs {
   postgresMs?: number;
   serverMs?: number;
+  /** The load generator's CPU per request, where it was measured (the drain's receiver). */
+  loadMs?: number;
   cores?: number;
 }
 
@@ -110,7 +114,8 @@ function ratioAtLeast(
  * server's `serverMs` too, at most `cores / (serverMs + postgresMs)`: below `min` the target needs
  * the server's CPU per request cut to what is named (`cores / (min × base) − postgresMs`); at or
  * above it, their CPU would allow the target and the shortfall is waiting, or the load generator's
- * CPU (wrk, the drain's receiver), which is not counted. Only a case short of its target gets this.
+ * CPU, which is counted where it was measured (`loadMs`, the drain's receiver) and not for wrk.
+ * Only a case short of its target gets this.
  */
 export function cpuCeiling(
   measured: number | undefined,
@@ -119,6 +124,7 @@ export function cpuCeiling(
   min: number,
 ): string {
   const { postgresMs, serverMs, cores } = costs;
+  const loadMs = costs.loadMs ?? 0;
   if (!defined(measured, postgresMs, base, cores) || postgresMs! <= 0) return "";
   const rate = cores! * 1000 / postgresMs!;
   const r = rate / base!;
@@ -129,14 +135,17 @@ export function cpuCeiling(
   if (!defined(serverMs) || serverMs! <= 0) return alone;
   // A case that meets its target needs no explaining.
   if (measured! / base! >= min) return alone;
-  const both = cores! * 1000 / (serverMs! + postgresMs!);
+  const both = cores! * 1000 / (serverMs! + postgresMs! + loadMs);
   const rb = both / base!;
-  const need = cores! * 1000 / (min * base!) - postgresMs!;
-  const shown = `; with the server's ${serverMs!.toFixed(3)} ms, at most ${rb.toFixed(2)} × ` +
-    `(${both.toFixed(0)}/s)`;
+  const need = cores! * 1000 / (min * base!) - postgresMs! - loadMs;
+  const load = costs.loadMs !== undefined ? ` and the receiver's ${loadMs.toFixed(3)} ms` : "";
+  const shown = `; with the server's ${serverMs!.toFixed(3)} ms${load}, at most ` +
+    `${rb.toFixed(2)} × (${both.toFixed(0)}/s)`;
   if (rb >= min) {
     return alone + shown +
-      ": their CPU would allow the target (the load generator's not counted); the rest is waiting";
+      (costs.loadMs !== undefined
+        ? ": their CPU would allow the target; the rest is waiting"
+        : ": their CPU would allow the target (the load generator's not counted); the rest is waiting");
   }
   return alone + shown +
     (need < 0.0005
@@ -265,6 +274,7 @@ export function verdictLines(f: Figures): string[] {
         {
           postgresMs: f.eventPostgresMs,
           serverMs: f.eventServerMs,
+          loadMs: f.eventReceiverMs,
           cores: f.cores,
         },
         f.tpcbTps,

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import {
+  mainThreadCpuSeconds,
   parseChildCpuSeconds,
   parseCpuSeconds,
   parseMachineCpu,
   parsePeakRssMb,
   parsePgbench,
+  processCpuSeconds,
   ratioText,
 } from "../../../tools/bench/system.ts";
 
@@ -54,4 +56,33 @@ Deno.test("parseMachineCpu counts all but idle and iowait as busy", () => {
   // busy = user + nice + system + irq + softirq + steal; guest (7) is already in user.
   assert.deepEqual(parseMachineCpu(stat), { busy: 160, total: 1000 });
   assert.throws(() => parseMachineCpu("intr 1\n"), /no cpu line/);
+});
+
+Deno.test("mainThreadCpuSeconds counts a process's main thread, within its total", async () => {
+  // A `deno run` process keeps its JavaScript on its main thread (a test's runs elsewhere): it
+  // works 0.6 s there, says so, and waits for its stdin to close.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "const until = performance.now() + 600; let x = 0;" +
+      "while (performance.now() < until) x += Math.sqrt(x + 1);" +
+      "console.log('worked', x > 0); for await (const _ of Deno.stdin.readable);",
+    ],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.match((await reader.read()).value ?? "", /worked true/);
+    const thread = await mainThreadCpuSeconds(child.pid);
+    const total = await processCpuSeconds(child.pid);
+    // Ticks are 10 ms: at least 0.4 s of the 0.6 s is counted on the main thread.
+    assert.ok(thread >= 0.4, `main thread ${thread} s`);
+    assert.ok(thread <= total, `main thread ${thread} s over the process's ${total} s`);
+    reader.releaseLock();
+  } finally {
+    await child.stdin.close();
+    await child.stdout.cancel().catch(() => {});
+    await child.status;
+  }
 });

@@ -239,6 +239,17 @@ Deno.test("verdictLines says what the server and PostgreSQL together allow, and 
     lineOf(lines, "callback drain"),
     /^FAIL .*with the server's 0\.080 ms, at most 2\.60 × \(12500\/s\): their CPU would allow the target \(the load generator's not counted\); the rest is waiting$/,
   );
+  // With the receiver's CPU measured, it is counted: 2 CPUs / 0.20 ms = 10,000/s = 2.08 ×.
+  assert.match(
+    lineOf(verdictLines({ ...run, eventReceiverMs: 0.04 }), "callback drain"),
+    /^FAIL .*with the server's 0\.080 ms and the receiver's 0\.040 ms, at most 2\.08 × \(10000\/s\): their CPU would allow the target; the rest is waiting$/,
+  );
+  // ... and named in what the server would need when all three are over the target:
+  // 2000 / (2 × 4803) − 0.08 − 0.06 = 0.068 ms.
+  assert.match(
+    lineOf(verdictLines({ ...run, eventReceiverMs: 0.06 }), "callback drain"),
+    /the receiver's 0\.060 ms, at most 1\.89 × \(9091\/s\): out of reach unless the server's CPU each drops to 0\.068 ms$/,
+  );
   // A case that meets its target gets no server part; one PostgreSQL alone barely allows is out of
   // reach whatever the server does.
   const met = lineOf(verdictLines({ ...run, tokenRps: 15_000 }), "token issuance");
