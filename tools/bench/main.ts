@@ -21,6 +21,7 @@ import {
   writeSessionScript,
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
+import { launchFloor } from "./floor.ts";
 import { browserCases } from "./browser.ts";
 import type { WrkResult } from "./wrk.ts";
 import { writeResults } from "./results_file.ts";
@@ -205,6 +206,13 @@ try {
       ],
     ] as const
   ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
+  // Baseline C: the launch's shape (the same bodies, one query, a small answer) with no service
+  // work, on the same Deno and driver: what a launch's server CPU cannot go below.
+  const floor = await launchFloor(
+    benchUrl.href,
+    launchLua.launch64,
+    (url, script, floorPid) => wrk("launch floor (no service work)", url, 64, script, floorPid),
+  );
   const drained = await measured(
     "drain",
     () =>
@@ -355,6 +363,7 @@ try {
   const { rows, notes, verdict } = report({
     remote,
     hello: helloResult,
+    floor,
     tpcb,
     tpcbEnd,
     selectOnly,

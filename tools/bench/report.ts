@@ -15,6 +15,8 @@ type Pgbench = PgbenchResult & { aborted: number };
 /** Everything one run measured. */
 export interface Measured {
   hello: WrkResult;
+  /** Baseline C: a launch's shape of work with none of the service's (tools/bench/floor.ts). */
+  floor: WrkResult;
   tpcb: Pgbench;
   /** TPC-B once more after every service case (the machine's drift during the run). */
   tpcbEnd?: Pgbench;
@@ -100,6 +102,12 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     drained.undelivered === 0;
   const rows: TableRow[] = [
     wrkRow(m.hello, "baseline A"),
+    wrkRow(
+      m.floor,
+      `baseline C: the launch's bodies, one query, no service work; server ${
+        cpuCosts.get(m.floor)?.serverMs.toFixed(3) ?? "?"
+      } ms CPU each`,
+    ),
     pgRow(m.tpcb, "baseline B; "),
     pgRow(m.selectOnly, ""),
     ...(m.tpcbEnd
@@ -171,6 +179,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     tpcbPostgresMs: pgCpuCosts.get(m.tpcb),
     launchPostgresMs: l64Cpu?.postgresMs,
     launchServerMs: l64Cpu?.serverMs,
+    launchFloorServerMs: cpuCosts.get(m.floor)?.serverMs,
     eventServerMs: perEvent?.serverMs,
     cores: navigator.hardwareConcurrency,
     getOnePostgresMs: cpuCosts.get(getOne)?.postgresMs,

@@ -23,6 +23,8 @@ export interface Figures {
   /** Server CPU per launch (64 connections) and per delivered callback event, ms. */
   launchServerMs?: number;
   eventServerMs?: number;
+  /** Baseline C: server CPU per request of a launch's shape with no service work (ms). */
+  launchFloorServerMs?: number;
   getOneRps?: number;
   getPageRps?: number;
   getPageP99Ms?: number;
@@ -220,7 +222,10 @@ export function verdictLines(f: Figures): string[] {
       "server CPU per launch ≤ 0.30 ms (own)",
       `${own.toFixed(2)} ms (${f.launchServerMs!.toFixed(2)} ms less ${
         f.eventServerMs!.toFixed(2)
-      } ms for its callback event)`,
+      } ms for its callback event)` + (defined(f.launchFloorServerMs)
+        ? `; the runtime's floor (baseline C) ${f.launchFloorServerMs!.toFixed(2)} ms, the ` +
+          `service's work ${(own - f.launchFloorServerMs!).toFixed(2)} ms`
+        : ""),
     ),
     atMost("server CPU per delivered callback event ≤ 0.15 ms", f.eventServerMs, 0.15, "ms"),
     ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6, {

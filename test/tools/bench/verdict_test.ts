@@ -74,6 +74,19 @@ Deno.test("verdictLines takes the callback's delivery off the launch's server CP
   const lines = verdictLines({ ...PASSING, launchServerMs: 0.81, eventServerMs: 0.26 });
   assert.match(lineOf(lines, "server CPU per launch"), /^FAIL .*0\.55 ms/);
   assert.match(lineOf(lines, "per delivered callback event"), /^FAIL .*0\.26 ms/);
+  // With baseline C measured, the line splits the launch's own CPU into the floor and the rest.
+  assert.match(
+    lineOf(
+      verdictLines({
+        ...PASSING,
+        launchServerMs: 0.81,
+        eventServerMs: 0.26,
+        launchFloorServerMs: 0.09,
+      }),
+      "server CPU per launch",
+    ),
+    /^FAIL .*0\.55 ms \(0\.81 ms less 0\.26 ms for its callback event\); the runtime's floor \(baseline C\) 0\.09 ms, the service's work 0\.46 ms$/,
+  );
 });
 
 Deno.test("verdictLines fails the list page on its p99 even at the rate target", () => {
