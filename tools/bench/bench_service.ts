@@ -139,6 +139,21 @@ export async function createBenchApp(
   return { token, apiKey: app.apiKey };
 }
 
+/** Sets the bench app's callback URL (null: the app has none, so its launches emit no events). */
+export async function setBenchCallbackUrl(
+  base: string,
+  token: string,
+  callbackUrl: string | null,
+): Promise<void> {
+  const res = await fetch(`${base}/api/v1/admin/apps/${BENCH_APP.appName}`, {
+    method: "PATCH",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ callbackUrl }),
+  });
+  if (!res.ok) throw new Error(`bench app's callback URL: ${res.status} ${await res.text()}`);
+  await res.body?.cancel();
+}
+
 /**
  * VACUUM ANALYZE of the bench database before a measured case, as pgbench does on its tables
  * before each run: without it (and with autovacuum off) each case would run on the previous

@@ -17,6 +17,8 @@ export interface Measured {
   hello: WrkResult;
   /** Baseline C: a launch's shape of work with none of the service's (tools/bench/floor.ts). */
   floor: WrkResult;
+  /** Launches of the bench app with no callback URL (no events): the launch's own server CPU. */
+  launchOwn: WrkResult;
   tpcb: Pgbench;
   /** TPC-B once more after every service case (the machine's drift during the run). */
   tpcbEnd?: Pgbench;
@@ -119,6 +121,11 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     wrkRow(tok, ratioText(tok.requestsPerSecond, tps, "TPC-B")),
     wrkRow(getOne, ratioText(getOne.requestsPerSecond, m.selectOnly.tps, "select-only")),
     wrkRow(getPage, ratioText(getPage.requestsPerSecond, tps, "TPC-B")),
+    wrkRow(
+      m.launchOwn,
+      `${ratioText(m.launchOwn.requestsPerSecond, l64.requestsPerSecond, "with callbacks")}; ` +
+        `the app without a callback URL: the launch's own server CPU`,
+    ),
     ...variantRows(m.paired.multi, m.multi, "one", l64, getOne),
     ...variantRows(m.paired.observed, m.observed, "off", l64, getOne),
     ...variantRows(m.paired.scaled, m.scaled, "one", l64, getOne),
@@ -180,6 +187,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     launchPostgresMs: l64Cpu?.postgresMs,
     launchServerMs: l64Cpu?.serverMs,
     launchFloorServerMs: cpuCosts.get(m.floor)?.serverMs,
+    launchOwnServerMs: cpuCosts.get(m.launchOwn)?.serverMs,
     eventServerMs: perEvent?.serverMs,
     cores: navigator.hardwareConcurrency,
     getOnePostgresMs: cpuCosts.get(getOne)?.postgresMs,

@@ -74,6 +74,19 @@ Deno.test("verdictLines takes the callback's delivery off the launch's server CP
   const lines = verdictLines({ ...PASSING, launchServerMs: 0.81, eventServerMs: 0.26 });
   assert.match(lineOf(lines, "server CPU per launch"), /^FAIL .*0\.55 ms/);
   assert.match(lineOf(lines, "per delivered callback event"), /^FAIL .*0\.26 ms/);
+  // Measured on launches with no callback URL, that figure is the launch's own.
+  assert.match(
+    lineOf(
+      verdictLines({
+        ...PASSING,
+        launchServerMs: 0.81,
+        eventServerMs: 0.26,
+        launchOwnServerMs: 0.28,
+      }),
+      "server CPU per launch",
+    ),
+    /^ok .*0\.28 ms \(launches with no callback URL; 0\.81 ms with their callbacks delivered\)$/,
+  );
   // With baseline C measured, the line splits the launch's own CPU into the floor and the rest.
   assert.match(
     lineOf(
