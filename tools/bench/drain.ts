@@ -49,12 +49,12 @@ async function settled(bench: postgres.Sql, ms: number): Promise<boolean> {
 }
 
 /**
- * Waits until the worker has drained `count` events past `before` deliveries (deadline `ms`):
- * asks the receiver every 20 ms, which costs PostgreSQL nothing, and the outbox once a second
- * (an event that failed for good never reaches the receiver) and every 20 ms once the receiver
- * has seen them all (the last batch is recorded after it is delivered). The bench's own polling
- * once counted the outbox every 200 ms: 20 to 30 ms of PostgreSQL's CPU each time, 7 % of a core
- * taken from the drain and charged to its events.
+ * Waits until the receiver has seen `target` deliveries in all and the outbox has nothing open
+ * (deadline `ms`): asks the receiver every 20 ms, which costs PostgreSQL nothing, and the outbox
+ * once a second (an event that failed for good never reaches the receiver) and every 20 ms once
+ * the receiver has seen them all (the last batch is recorded after it is delivered). The bench
+ * once counted the open events every 200 ms: 20 to 30 ms of PostgreSQL's CPU each time, 10 to 15
+ * % of a core taken from the drain and charged to its events.
  */
 async function drained(
   bench: postgres.Sql,

@@ -22,6 +22,7 @@ import {
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
 import { launchFloor } from "./floor.ts";
+import { allCoresCases } from "./all_cores.ts";
 import { browserCases } from "./browser.ts";
 import type { WrkResult } from "./wrk.ts";
 import { writeResults } from "./results_file.ts";
@@ -263,48 +264,18 @@ try {
   };
   const pairedAll = await paired("all cores", launchLua.pairAll);
 
-  // The same launch and REST runs on all cores.
-  const parallelPort = freePort();
-  // `deno task serve`: one server/main.ts per core (with the start task's heap caps).
-  const parallel = spawn(
-    ["run", "-A", "server/serve.ts", "--host", "127.0.0.1", "--port", String(parallelPort)],
+  // The same launch and REST runs on all cores (tools/bench/all_cores.ts).
+  const { multi, rss: rssParallel } = await allCoresCases({
+    root,
     env,
-  );
-  children.push(parallel);
-  const pbase = `http://127.0.0.1:${parallelPort}`;
-  await waitFor(`${pbase}/readyz`);
-  const multi: WrkResult[] = [];
-  for (
-    const [name, url, script] of [
-      ["launch, all cores", `${pbase}${launchPath}`, launchLua.launchAll],
-      ["GET /api/v1/sessions/:id, all cores", `${pbase}${sessionPath}`, sessionLua],
-    ]
-  ) {
-    await maintain(bench);
-    multi.push(await wrk(name, url, 64, script, await treePids(parallel)));
-  }
-  const rssParallel = await peakRssTree(parallel);
-  await stop(parallel);
-  // Once more with one process's pool split between the processes: as many database
-  // connections as the single process had, to tell the processes' cost from the connections'.
-  const perProcess = Math.max(1, Math.floor(Number(poolSize ?? 10) / cores));
-  const split = spawn(
-    ["run", "-A", "server/serve.ts", "--host", "127.0.0.1", "--port", String(parallelPort)],
-    { ...env, DATABASE_POOL_SIZE: String(perProcess) },
-  );
-  children.push(split);
-  await waitFor(`${pbase}/readyz`);
-  await maintain(bench);
-  multi.push(
-    await wrk(
-      `launch, all cores, ${perProcess} connections each`,
-      `${pbase}${launchPath}`,
-      64,
-      launchLua.launchSplit,
-      await treePids(split),
-    ),
-  );
-  await stop(split);
+    poolSize: Number(poolSize ?? 10),
+    cores,
+    launchPath,
+    sessionPath,
+    scripts: { launch: launchLua.launchAll, split: launchLua.launchSplit, session: sessionLua },
+    before: () => maintain(bench),
+    wrk: (name, url, conns, script, pids) => wrk(name, url, conns, script, pids),
+  });
 
   // Warmed up as the single process was, so each variant is compared running, not starting.
   const warmUp = (base: string, script: string) =>
