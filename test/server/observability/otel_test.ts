@@ -10,6 +10,7 @@ import { startCrmServer, waitUntil } from "../../helpers/crm_server.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import {
   type ExportedSpan,
+  exportingTo,
   latestPoints,
   type Observed,
   type OtlpReceiver,
@@ -39,12 +40,7 @@ const scene = sharedFixture<Scene>(async () => {
   const receiver = startOtlpReceiver();
   const crm = startCrmServer();
   const observed = await startObserved({
-    OTEL_DENO: "true",
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    OTEL_METRIC_EXPORT_INTERVAL: "200",
-    OTEL_BSP_SCHEDULE_DELAY: "100",
-    OTEL_DENO_CONSOLE: "ignore",
+    ...exportingTo(receiver),
     CALLBACK_ALLOW_PRIVATE_NETWORKS: "true",
   });
   const app = await observed.createApp({ callbackUrl: `${crm.url}/hooks/{referenceId}` });

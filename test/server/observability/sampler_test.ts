@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { waitUntil } from "../../helpers/crm_server.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import {
+  exportingTo,
   latestPoints,
   spansOf,
   startObserved,
@@ -23,12 +24,7 @@ Deno.test({
   async fn() {
     const receiver = startOtlpReceiver();
     const observed = await startObserved({
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_METRIC_EXPORT_INTERVAL: "200",
-      OTEL_BSP_SCHEDULE_DELAY: "100",
-      OTEL_DENO_CONSOLE: "ignore",
+      ...exportingTo(receiver),
       OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
       OTEL_TRACES_SAMPLER_ARG: "0",
     });
