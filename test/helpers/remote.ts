@@ -106,25 +106,34 @@ export async function agentPixel(page: Page, x: number, y: number): Promise<numb
 
 /**
  * The selected pair of the agent's connection: each side's candidate type and address (a remote
- * `prflx` is the customer's host candidate seen before its signaling message arrived).
+ * `prflx` is the customer's host candidate seen before its signaling message arrived). The pair
+ * is the one the transport names (`selectedCandidatePairId`), else one nominated and succeeded.
+ * Media can flow a moment before the stats name the pair: asked again for up to `timeoutMs`;
+ * empty when none was named by then.
  */
-export async function selectedCandidateTypes(page: Page): Promise<string[]> {
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const pc = (globalThis as any).remoteSession?.pc() as RTCPeerConnection;
-    const stats = await pc.getStats();
-    const byId = new Map<string, Record<string, unknown>>();
-    stats.forEach((s) => byId.set(s.id, s));
-    for (const s of byId.values()) {
-      if (s.type === "candidate-pair" && s.state === "succeeded" && s.nominated) {
-        const local = byId.get(String(s.localCandidateId));
-        const remote = byId.get(String(s.remoteCandidateId));
-        return [
-          `${local?.candidateType} ${local?.address}`,
-          `${remote?.candidateType} ${remote?.address}`,
-        ];
-      }
-    }
-    return [];
-  });
+export async function selectedCandidateTypes(page: Page, timeoutMs = 5_000): Promise<string[]> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await page.evaluate(async () => {
+      // deno-lint-ignore no-explicit-any
+      const pc = (globalThis as any).remoteSession?.pc() as RTCPeerConnection;
+      const stats = await pc.getStats();
+      const byId = new Map<string, Record<string, unknown>>();
+      stats.forEach((s) => byId.set(s.id, s));
+      const all = [...byId.values()];
+      const transport = all.find((s) => s.type === "transport" && s.selectedCandidatePairId);
+      const pair = transport
+        ? byId.get(String(transport.selectedCandidatePairId))
+        : all.find((s) => s.type === "candidate-pair" && s.state === "succeeded" && s.nominated);
+      if (!pair) return [];
+      const local = byId.get(String(pair.localCandidateId));
+      const remote = byId.get(String(pair.remoteCandidateId));
+      return [
+        `${local?.candidateType} ${local?.address}`,
+        `${remote?.candidateType} ${remote?.address}`,
+      ];
+    });
+    if (found.length || Date.now() > end) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
