@@ -115,6 +115,11 @@ export async function writeBearerScript(tmp: string, token: string): Promise<str
   return script;
 }
 
+/** Where the bench app calls the receiver at `receiverUrl` back. */
+export function benchCallbackUrl(receiverUrl: string): string {
+  return `${receiverUrl}/callback`;
+}
+
 /** An admin token, and the bench app created with it (calling `receiverUrl` back). */
 export async function createBenchApp(
   base: string,
@@ -132,7 +137,7 @@ export async function createBenchApp(
       ...BENCH_APP,
       replayProtection: "required",
       maxAgeSeconds: 3600,
-      callbackUrl: `${receiverUrl}/callback`,
+      callbackUrl: benchCallbackUrl(receiverUrl),
     }),
   })).json();
   if (!app.apiKey) throw new Error(`bench app: ${JSON.stringify(app)}`);

@@ -91,13 +91,13 @@ export async function drain(
     from (select id from sessions where app_id = ${appId} order by id limit ${count}) s`;
   const cpuNow = async () =>
     serverPid
-      ? [
-        await processCpuSeconds(serverPid),
-        await commandCpuSeconds("postgres"),
-        await mainThreadCpuSeconds(serverPid),
-        receiverPid ? await processCpuSeconds(receiverPid) : 0,
-      ]
-      : [];
+      ? {
+        server: await processCpuSeconds(serverPid),
+        postgres: await commandCpuSeconds("postgres"),
+        mainThread: await mainThreadCpuSeconds(serverPid),
+        receiver: receiverPid ? await processCpuSeconds(receiverPid) : 0,
+      }
+      : undefined;
   const cpuBefore = await cpuNow();
   const started = performance.now();
   await drained(bench, receiver, before.received + count, deadlineMs);
@@ -113,13 +113,15 @@ export async function drain(
     received: after.received - before.received,
     distinct: after.distinct - before.distinct,
     undelivered,
-    ...(serverPid
+    ...(cpuBefore && cpuAfter
       ? {
         cpu: {
-          serverMs: (cpuAfter[0] - cpuBefore[0]) * 1000 / count,
-          postgresMs: (cpuAfter[1] - cpuBefore[1]) * 1000 / count,
-          ...(receiverPid ? { receiverMs: (cpuAfter[3] - cpuBefore[3]) * 1000 / count } : {}),
-          mainThreadBusy: (cpuAfter[2] - cpuBefore[2]) / seconds,
+          serverMs: (cpuAfter.server - cpuBefore.server) * 1000 / count,
+          postgresMs: (cpuAfter.postgres - cpuBefore.postgres) * 1000 / count,
+          ...(receiverPid
+            ? { receiverMs: (cpuAfter.receiver - cpuBefore.receiver) * 1000 / count }
+            : {}),
+          mainThreadBusy: (cpuAfter.mainThread - cpuBefore.mainThread) / seconds,
         },
       }
       : {}),

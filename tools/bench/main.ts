@@ -44,6 +44,7 @@ import {
   waitFor,
 } from "./processes.ts";
 import {
+  benchCallbackUrl,
   createBenchApp,
   maintain,
   serviceEnv,
@@ -223,7 +224,7 @@ try {
     "launch, no callbacks",
     () => wrk("launch, no callbacks", launchUrl, 64, launchLua.launchOwn, pid),
   );
-  await setBenchCallbackUrl(base, token, `${receiverUrl}/callback`);
+  await setBenchCallbackUrl(base, token, benchCallbackUrl(receiverUrl));
   const drained = await measured(
     "drain",
     () =>
@@ -274,7 +275,7 @@ try {
     sessionPath,
     scripts: { launch: launchLua.launchAll, split: launchLua.launchSplit, session: sessionLua },
     before: () => maintain(bench),
-    wrk: (name, url, conns, script, pids) => wrk(name, url, conns, script, pids),
+    wrk,
   });
 
   // Warmed up as the single process was, so each variant is compared running, not starting.

@@ -102,12 +102,13 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
   const drained = m.drained;
   const exact = drained.received === drained.count && drained.distinct === drained.count &&
     drained.undelivered === 0;
+  const floorServerMs = cpuCosts.get(m.floor)?.serverMs;
   const rows: TableRow[] = [
     wrkRow(m.hello, "baseline A"),
     wrkRow(
       m.floor,
       `baseline C: the launch's bodies, one query, no service work; server ${
-        cpuCosts.get(m.floor)?.serverMs.toFixed(3) ?? "?"
+        floorServerMs?.toFixed(3) ?? "?"
       } ms CPU each`,
     ),
     pgRow(m.tpcb, "baseline B; "),
@@ -186,7 +187,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     tpcbPostgresMs: pgCpuCosts.get(m.tpcb),
     launchPostgresMs: l64Cpu?.postgresMs,
     launchServerMs: l64Cpu?.serverMs,
-    launchFloorServerMs: cpuCosts.get(m.floor)?.serverMs,
+    launchFloorServerMs: floorServerMs,
     launchOwnServerMs: cpuCosts.get(m.launchOwn)?.serverMs,
     eventServerMs: perEvent?.serverMs,
     cores: navigator.hardwareConcurrency,

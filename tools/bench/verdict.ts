@@ -146,10 +146,8 @@ export function cpuCeiling(
   const shown = `; with the server's ${serverMs!.toFixed(3)} ms${load}, at most ` +
     `${rb.toFixed(2)} × (${both.toFixed(0)}/s)`;
   if (rb >= min) {
-    return alone + shown +
-      (costs.loadMs !== undefined
-        ? ": their CPU would allow the target; the rest is waiting"
-        : ": their CPU would allow the target (the load generator's not counted); the rest is waiting");
+    const uncounted = costs.loadMs === undefined ? " (the load generator's not counted)" : "";
+    return alone + shown + `: their CPU would allow the target${uncounted}; the rest is waiting`;
   }
   return alone + shown +
     (need < 0.0005

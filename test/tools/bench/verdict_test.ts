@@ -74,30 +74,19 @@ Deno.test("verdictLines takes the callback's delivery off the launch's server CP
   const lines = verdictLines({ ...PASSING, launchServerMs: 0.81, eventServerMs: 0.26 });
   assert.match(lineOf(lines, "server CPU per launch"), /^FAIL .*0\.55 ms/);
   assert.match(lineOf(lines, "per delivered callback event"), /^FAIL .*0\.26 ms/);
+  const ownLine = (more: Partial<Figures>) =>
+    lineOf(
+      verdictLines({ ...PASSING, launchServerMs: 0.81, eventServerMs: 0.26, ...more }),
+      "server CPU per launch",
+    );
   // Measured on launches with no callback URL, that figure is the launch's own.
   assert.match(
-    lineOf(
-      verdictLines({
-        ...PASSING,
-        launchServerMs: 0.81,
-        eventServerMs: 0.26,
-        launchOwnServerMs: 0.28,
-      }),
-      "server CPU per launch",
-    ),
+    ownLine({ launchOwnServerMs: 0.28 }),
     /^ok .*0\.28 ms \(launches with no callback URL; 0\.81 ms with their callbacks delivered\)$/,
   );
   // With baseline C measured, the line splits the launch's own CPU into the floor and the rest.
   assert.match(
-    lineOf(
-      verdictLines({
-        ...PASSING,
-        launchServerMs: 0.81,
-        eventServerMs: 0.26,
-        launchFloorServerMs: 0.09,
-      }),
-      "server CPU per launch",
-    ),
+    ownLine({ launchFloorServerMs: 0.09 }),
     /^FAIL .*0\.55 ms \(0\.81 ms less 0\.26 ms for its callback event\); the runtime's floor \(baseline C\) 0\.09 ms, the service's work 0\.46 ms$/,
   );
 });
