@@ -20,13 +20,29 @@ export const NUL_CODE = "nul_character";
  * The dotted path of the first string (value or object key) in `value` that holds U+0000, or
  * null. Keys are named by their own path; array items by their index.
  */
-export function nulPath(value: unknown, path = ""): string | null {
+export function nulPath(value: unknown): string | null {
+  // A clean value (nearly every one) is walked once without building a path.
+  return holdsNul(value) ? nulPathFrom(value, "") : null;
+}
+
+/** True when a string (value or object key) anywhere in `value` holds U+0000. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsNul);
+  for (const key in value) {
+    if (key.includes("\0") || holdsNul((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+function nulPathFrom(value: unknown, path: string): string | null {
   if (typeof value === "string") return value.includes("\0") ? path || "(root)" : null;
   if (typeof value !== "object" || value === null) return null;
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
     if (key.includes("\0")) return at;
-    const found = nulPath(item, at);
+    const found = nulPathFrom(item, at);
     if (found) return found;
   }
   return null;

@@ -2,7 +2,6 @@
  * The signed_request codec (spec §4.1, §5.1): `<signature>.<encoded_payload>`, where signature is
  * Base64(HMAC-SHA256(key = UTF-8 API key, message = ASCII bytes of encoded_payload)). Pure: no I/O.
  */
-import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { decodeBase64 } from "../crypto/base64.ts";
 import { AppError } from "../http/errors.ts";
@@ -11,6 +10,9 @@ import { ALGORITHM, PAYLOAD_LIMITS, SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
 import { jsonErrorPosition } from "./json_position.ts";
 import { signatureHints } from "./signature_hint.ts";
+
+/** UTF-8 decoding that refuses malformed bytes (stateless: one instance serves every request). */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A verified request: the payload text as decoded, its parsed JSON, and any transport repair. */
 export interface VerifiedRequest {
@@ -182,7 +184,7 @@ export function verifySignedRequest(
   let payloadText: string;
   try {
     if (!bytes) throw new Error("not Base64");
-    payloadText = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    payloadText = STRICT_UTF8.decode(bytes);
   } catch {
     throw new AppError(
       400,
@@ -218,7 +220,7 @@ export function verifySignedRequest(
     payloadText,
     payload: payload as Record<string, unknown>,
     repaired,
-    signature: Buffer.from(parts.signature).toString("hex"),
+    signature: parts.signature.toHex(),
     keyIndex,
   };
 }

@@ -91,8 +91,12 @@ export async function readSignedRequest(c: Context): Promise<string | undefined>
         `field ${SIGNED_REQUEST_FIELD}`,
     );
   }
-  const body = await c.req.parseBody();
-  const value = body[SIGNED_REQUEST_FIELD];
+  // A form post is parsed from the body's text (which refuseNul has read and Hono keeps): Hono's
+  // parseBody would rebuild it twice as a Response to hand it to FormData. The last value of a
+  // repeated field wins, as with parseBody.
+  const value = type === "application/x-www-form-urlencoded"
+    ? new URLSearchParams(await c.req.text()).getAll(SIGNED_REQUEST_FIELD).at(-1)
+    : (await c.req.parseBody())[SIGNED_REQUEST_FIELD];
   if (value !== undefined && typeof value !== "string") {
     throw new AppError(
       400,
