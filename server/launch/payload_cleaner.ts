@@ -93,42 +93,55 @@ function isBlankRow(item: unknown, shape: Shape): boolean {
 /**
  * The cleaned value, or undefined for "not given". Empty objects and arrays are "not given" only
  * where the field is optional: a required object stays, so that its own required fields are named.
+ * The value is at `key` (null: the payload itself) under the path `parent`; its own dotted path
+ * is built only for a value that holds others, whose warnings may need it (most are leaves).
  */
-function clean(value: unknown, shape: Shape, path: string, warnings: LaunchWarning[]): unknown {
+function clean(
+  value: unknown,
+  shape: Shape,
+  parent: string,
+  key: string | null,
+  warnings: LaunchWarning[],
+): unknown {
   if (isBlank(value)) return undefined;
-  const cleaned = cleanInside(value, shape, path, warnings);
+  const cleaned = shape.kind === "leaf" || shape.kind === "record"
+    ? value
+    : cleanInside(value, shape, key === null ? parent : childPath(parent, key), warnings);
   return shape.optional && isEmpty(cleaned) ? undefined : cleaned;
+}
+
+/** The dotted path of `key` under `parent` ("" for the payload itself). */
+function childPath(parent: string, key: string): string {
+  return parent ? `${parent}.${key}` : key;
 }
 
 function cleanInside(
   value: unknown,
-  shape: Shape,
+  shape: Extract<Shape, { kind: "array" | "object" }>,
   path: string,
   warnings: LaunchWarning[],
 ): unknown {
-  if (shape.kind === "leaf" || shape.kind === "record") return value;
   if (shape.kind === "array") {
     if (!Array.isArray(value)) return value;
     return value.filter((item) => !isBlankRow(item, shape.item))
-      .map((item, i) => clean(item, shape.item, `${path}.${i}`, warnings))
+      .map((item, i) => clean(item, shape.item, path, String(i), warnings))
       .filter((item) => item !== undefined && !(isPlainObject(item) && isEmpty(item)));
   }
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const child = path ? `${path}.${key}` : key;
+  for (const key of Object.keys(value)) {
     const known = shape.keys.get(key);
     if (!known) {
       if (warnings.length < MAX_WARNINGS) {
         warnings.push({
-          path: child,
+          path: childPath(path, key),
           code: "ignored_field",
           message: "not part of the launch contract; ignored",
         });
       }
       continue;
     }
-    const cleaned = clean(item, known, child, warnings);
+    const cleaned = clean(value[key], known, path, key, warnings);
     if (cleaned !== undefined) out[key] = cleaned;
   }
   return out;
@@ -144,7 +157,7 @@ export function payloadCleaner(
   const shape = shapeOf(schema);
   return (raw) => {
     const warnings: LaunchWarning[] = [];
-    const value = clean(raw, shape, "", warnings);
+    const value = clean(raw, shape, "", null, warnings);
     return { value, warnings };
   };
 }
