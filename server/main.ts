@@ -55,6 +55,25 @@ if (config.metricsPort !== null) {
 processMetrics.watchEventLoop();
 
 let server: Deno.HttpServer;
+let stopping = false;
+function stop(signal: string): void {
+  if (stopping) return;
+  stopping = true;
+  // Whatever hangs, the process is gone within SHUTDOWN_TIMEOUT_MS (exit 1 says it overran).
+  setTimeout(() => {
+    log.error("shutdown overran SHUTDOWN_TIMEOUT_MS; exiting", { ms: config.shutdownTimeoutMs });
+    Deno.exit(1);
+  }, config.shutdownTimeoutMs);
+  shutDown(server, service, config, signal).then(() => Deno.exit(0), (err) => {
+    log.error("shutdown failed", { error: String(err) });
+    Deno.exit(1);
+  });
+}
+// Listening before the start record is printed: whoever starts the process may stop it as soon as
+// it reads that record. A listener runs on a later turn of the event loop, by which time
+// Deno.serve (synchronous) has set `server`.
+Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 try {
   server = Deno.serve({
     hostname: config.host,
@@ -88,22 +107,6 @@ try {
   Deno.exit(1);
 }
 
-let stopping = false;
-function stop(signal: string): void {
-  if (stopping) return;
-  stopping = true;
-  // Whatever hangs, the process is gone within SHUTDOWN_TIMEOUT_MS (exit 1 says it overran).
-  setTimeout(() => {
-    log.error("shutdown overran SHUTDOWN_TIMEOUT_MS; exiting", { ms: config.shutdownTimeoutMs });
-    Deno.exit(1);
-  }, config.shutdownTimeoutMs);
-  shutDown(server, service, config, signal).then(() => Deno.exit(0), (err) => {
-    log.error("shutdown failed", { error: String(err) });
-    Deno.exit(1);
-  });
-}
-Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 if (flags.supervised) {
   // serve.ts holds our standard input open: when it ends, the supervisor is gone (even killed).
   (async () => {
