@@ -21,29 +21,26 @@ export const NUL_CODE = "nul_character";
  * null. Keys are named by their own path; array items by their index.
  */
 export function nulPath(value: unknown): string | null {
-  // A clean value (nearly every one) is walked once without building a path.
-  return holdsNul(value) ? nulPathFrom(value, "") : null;
+  const keys = nulKeys(value);
+  return keys === null ? null : keys.reverse().join(".") || "(root)";
 }
 
-/** True when a string (value or object key) anywhere in `value` holds U+0000. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\0");
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(holdsNul);
-  for (const key in value) {
-    if (key.includes("\0") || holdsNul((value as Record<string, unknown>)[key])) return true;
-  }
-  return false;
-}
-
-function nulPathFrom(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\0") ? path || "(root)" : null;
+/**
+ * The keys leading to the first U+0000 in `value`, innermost first ([] for `value` itself), or
+ * null. A clean value (nearly every one) is walked without building anything; the keys are
+ * collected on the way back from a NUL. Inputs are decoded JSON, whose objects have no inherited
+ * enumerable keys, so `for…in` visits what `Object.keys` would.
+ */
+function nulKeys(value: unknown): string[] | null {
+  if (typeof value === "string") return value.includes("\0") ? [] : null;
   if (typeof value !== "object" || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes("\0")) return at;
-    const found = nulPathFrom(item, at);
-    if (found) return found;
+  for (const key in value) {
+    if (key.includes("\0")) return [key];
+    const found = nulKeys((value as Record<string, unknown>)[key]);
+    if (found) {
+      found.push(key);
+      return found;
+    }
   }
   return null;
 }

@@ -7,13 +7,14 @@
  */
 import postgres from "postgres";
 import { denoSocketOption } from "../../db/deno_socket.ts";
+import { SIGNED_REQUEST_FIELD } from "../../server/launch/contract.ts";
 
 const sql = postgres(Deno.env.get("DATABASE_URL")!, { max: 10, ...denoSocketOption });
 Deno.serve(
   { port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen() {} },
   async (req) => {
     const form = new URLSearchParams(await req.text());
-    const field = form.get("signed_request") ?? "";
+    const field = form.get(SIGNED_REQUEST_FIELD) ?? "";
     const [row] = await sql`select length(${field}::text) as n`;
     return new Response(JSON.stringify({ ok: true, length: row.n, url: "/portal/sessions/1" }), {
       headers: {
