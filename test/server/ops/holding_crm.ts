@@ -1,7 +1,11 @@
 /**
  * A CRM receiver for tests of several service processes: it records every callback with the
  * client's TCP port, can hold callbacks unanswered (so an attempt is in flight for as long as a
- * test needs), and tells which process sent one (Linux: the socket's owner, from /proc).
+ * test needs), and tells which process sent a held one (Linux: the socket's owner, from /proc).
+ *
+ * A held callback's sender is looked up when it arrives, while its connection is open. Looked up
+ * later, the port can name another process: once a killed sender's socket is in TIME_WAIT, Linux
+ * hands its port to the next loopback connection (`net.ipv4.tcp_tw_reuse`, 2 by default).
  */
 
 /** One callback received. */
@@ -11,6 +15,8 @@ export interface Hit {
   referenceId: string;
   /** The sender's local TCP port. */
   port: number;
+  /** The sending process, of `HoldingCrm.pids`, for a callback that arrived while holding. */
+  owner?: number;
   answered: boolean;
 }
 
@@ -20,6 +26,8 @@ export interface HoldingCrm {
   hits: Hit[];
   /** While true, callbacks are held unanswered until released. */
   holding: boolean;
+  /** The processes a held callback's `owner` is looked up among. */
+  pids: number[];
   /** Answers the held callbacks that `which` selects (all by default). */
   release(which?: (hit: Hit) => boolean): void;
   /** The callbacks held now. */
@@ -35,6 +43,7 @@ export function startHoldingCrm(delayMs = 30): HoldingCrm {
     url: "",
     hits: [],
     holding: false,
+    pids: [],
     release(which = () => true) {
       for (const [hit, answer] of waiting) if (which(hit)) answer();
     },
@@ -56,6 +65,7 @@ export function startHoldingCrm(delayMs = 30): HoldingCrm {
         port: (info.remoteAddr as Deno.NetAddr).port,
         answered: false,
       };
+      if (crm.holding) hit.owner = await socketOwner(hit.port, crm.pids);
       crm.hits.push(hit);
       if (crm.holding) {
         // Until released (close() releases all): an answer to a sender that died or gave up
@@ -74,7 +84,7 @@ export function startHoldingCrm(delayMs = 30): HoldingCrm {
 }
 
 /** Which of `pids` owns the TCP socket bound to local port `port` (Linux /proc), if any. */
-export async function socketOwner(port: number, pids: number[]): Promise<number | undefined> {
+async function socketOwner(port: number, pids: number[]): Promise<number | undefined> {
   const hex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
   const inodes = new Set<string>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {

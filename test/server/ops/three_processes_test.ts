@@ -13,7 +13,7 @@ import { waitUntil } from "../../helpers/crm_server.ts";
 import { connect } from "../../../db/mod.ts";
 import { INTERRUPTED } from "../../../server/callbacks/delivery.ts";
 import { launchForm, prepareDatabase, seedCallbacks } from "./fixture.ts";
-import { type Hit, socketOwner, startHoldingCrm } from "./holding_crm.ts";
+import { type Hit, startHoldingCrm } from "./holding_crm.ts";
 
 const SESSIONS = 24;
 const LAUNCHES_PER_SESSION = 4;
@@ -46,12 +46,7 @@ Deno.test({
         startProcess({ ...common, CALLBACK_TIMEOUT_MS: "20000" }),
       ]);
       processes.push(a, b, c);
-      const pids = [a, b, c].map((p) => p.process.pid);
-      const owner = new Map<Hit, number | undefined>();
-      const ownerOf = async (hit: Hit) => {
-        if (!owner.has(hit)) owner.set(hit, await socketOwner(hit.port, pids));
-        return owner.get(hit);
-      };
+      crm.pids = [a, b, c].map((p) => p.process.pid);
 
       // Launch traffic: each session launched 4 times in turn, through the processes still up.
       const live = new Set([a, b, c]);
@@ -85,16 +80,14 @@ Deno.test({
 
       await waitUntil(() => crm.hits.length >= 10, "callbacks to flow", 20_000);
       crm.holding = true;
-      const heldBy = (pid: number) => async () => {
-        for (const hit of crm.held()) if (await ownerOf(hit) === pid) return hit;
-      };
+      const heldBy = (pid: number) => () => crm.held().find((hit) => hit.owner === pid);
       const killedHit = await waitUntil(heldBy(a.process.pid), "a callback held from A", 10_000);
       a.process.kill("SIGKILL");
       live.delete(a);
       await a.process.status;
       const releasedHit = await waitUntil(heldBy(b.process.pid), "a callback held from B", 10_000);
       const bHeld = new Set<Hit>();
-      for (const hit of crm.held()) if (await ownerOf(hit) === b.process.pid) bHeld.add(hit);
+      for (const hit of crm.held()) if (hit.owner === b.process.pid) bHeld.add(hit);
       b.process.kill("SIGTERM");
       live.delete(b);
       // B's stay held until B gives up on them; everything else flows again.
