@@ -60,20 +60,25 @@ async function check(p: WalkPage, page: Page, width: number) {
 
 /**
  * `run()`'s result within STALL_MS. A page that never answers (seen rarely in loaded full-suite
- * runs, once wedging the whole CI run) is checked again after `recover(attempt)`: the same checks,
- * never skipped; a third stall fails the test, naming the page.
+ * runs, once wedging the whole CI run), or a Chromium that went away under it, is checked again
+ * after `recover(attempt)`: the same checks, never skipped; a third failure fails the test, naming
+ * the page. `where()` says what the tab was showing, for the log.
  */
 async function retried<T>(
   what: string,
   run: () => Promise<T>,
   recover: (attempt: number) => Promise<void>,
+  where: () => string,
+  browserGone: () => boolean,
 ): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
       return await within(what, STALL_MS, run());
     } catch (error) {
-      if (!(error instanceof Stalled) || attempt === 3) throw error;
-      console.warn(`${new Date().toISOString()} design walk: ${error.message}; trying again`);
+      const recoverable = error instanceof Stalled || browserGone();
+      if (!recoverable || attempt === 3) throw error;
+      const why = error instanceof Stalled ? error.message : `${what}: Chromium went away`;
+      console.warn(`${new Date().toISOString()} design walk: ${why} (${where()}); trying again`);
       await recover(attempt);
     }
   }
@@ -94,17 +99,33 @@ Deno.test({
         for (const viewer of VIEWERS) {
           let context: BrowserContext | undefined;
           let page: Page | undefined;
+          /**
+           * Which attempt owns the tab: an attempt given up on (stalled) may still be running,
+           * and must not hand its context, on a browser since closed, to the next attempt.
+           */
+          let generation = 0;
           /** The tab to check in: opened (with its context) when there is none. */
           const tab = async () => {
-            context ??= await walk.context(browser, viewer, width);
-            return page ??= await context.newPage();
+            const mine = generation;
+            const stale = async (opened: BrowserContext) => {
+              if (mine === generation) return false;
+              await tidy("closing a stale context", CLOSE_MS, opened.close());
+              return true;
+            };
+            const ctx = context ?? await walk.context(browser, viewer, width);
+            if (await stale(ctx)) throw new Error("an attempt given up on");
+            context = ctx;
+            const opened = page ?? await ctx.newPage();
+            if (await stale(ctx)) throw new Error("an attempt given up on");
+            return page = opened;
           };
           /** Leaves the tab and context (and with `browserToo`, Chromium) for fresh ones. */
           const discard = async (browserToo: boolean) => {
+            generation++;
             if (page) await tidy("closing the tab", CLOSE_MS, page.close());
             if (context) await tidy("closing the context", CLOSE_MS, context.close());
             page = context = undefined;
-            if (browserToo) {
+            if (browserToo || !browser.isConnected()) {
               await browser.close(); // bounded: the process is killed when it does not close
               browser = await within("launching Chromium again", 120_000, launchChromium());
             }
@@ -115,6 +136,8 @@ Deno.test({
               () => tab().then((page) => check(p, page, width)),
               // A fresh context after the first stall, a fresh Chromium after the second.
               (attempt) => discard(attempt === 2),
+              () => `tabs at ${browser.contexts().flatMap((c) => c.pages().map((t) => t.url()))}`,
+              () => !browser.isConnected(),
             );
             if (width === 320) widest[p.name] = Math.max(widest[p.name] ?? 0, scroll);
             problems.push(...found);
