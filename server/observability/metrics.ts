@@ -26,6 +26,12 @@ export interface InstrumentSpec<L extends string> {
   labels: readonly L[];
   /** A Prometheus name fixed by convention, used instead of the translated one. */
   prometheus?: string;
+  /**
+   * /metrics shows the samples' sum, unlabelled, as Prometheus client libraries do
+   * (`process_cpu_seconds_total`); OTLP gets each sample with its attributes, as OpenTelemetry's
+   * conventions ask (`process.cpu.time` by `cpu.mode`). For observed instruments only.
+   */
+  prometheusTotal?: boolean;
 }
 
 /** The labels of an instrument that has none. */
@@ -195,7 +201,15 @@ export class Observed<L extends string> implements Family {
 
   async render(): Promise<string[]> {
     const lines = header(this.prometheusName, this.spec.help, this.kind);
-    for (const { labels, value } of await this.#read()) {
+    const samples = await this.#read();
+    if (this.spec.prometheusTotal) {
+      if (samples.length) {
+        const total = samples.reduce((sum, { value }) => sum + value, 0);
+        lines.push(`${this.prometheusName} ${numberText(total)}`);
+      }
+      return lines;
+    }
+    for (const { labels, value } of samples) {
       const values = this.spec.labels.map((name) => labels[name]);
       lines.push(
         `${this.prometheusName}${labelText(this.spec.labels, values)} ${numberText(value)}`,

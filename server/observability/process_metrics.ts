@@ -10,7 +10,7 @@
  * opens only to a process run with --allow-all, and the service runs with less.
  */
 import process from "node:process";
-import { getHeapStatistics } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 import { VERSION } from "../config.ts";
 import { NO_LABELS as none, type Registry, type Sample } from "./metrics.ts";
 
@@ -77,13 +77,21 @@ export function registerProcessMetrics(registry: Registry): ProcessMetrics {
     labels: ["version", "deno"],
   }, () => Promise.resolve([{ labels: { version: VERSION, deno: Deno.version.deno }, value: 1 }]));
 
+  // OTLP: by `cpu.mode` (OpenTelemetry's convention); /metrics: their sum, unlabelled.
   registry.observedCounter({
     name: "process.cpu.time",
     prometheus: "process_cpu_seconds_total",
+    prometheusTotal: true,
     unit: "s",
     help: "CPU time this process used, user and system, in seconds.",
-    labels: [],
-  }, () => one(cpuSeconds()));
+    labels: ["cpu.mode"],
+  }, () => {
+    const { user, system } = process.cpuUsage();
+    return Promise.resolve([
+      { labels: { "cpu.mode": "user" }, value: user / 1e6 },
+      { labels: { "cpu.mode": "system" }, value: system / 1e6 },
+    ]);
+  });
 
   registry.gauge({
     name: "process.memory.usage",
@@ -100,12 +108,21 @@ export function registerProcessMetrics(registry: Registry): ProcessMetrics {
     labels: [],
   }, () => one(performance.timeOrigin / 1e3));
 
+  // OTLP: by heap space (OpenTelemetry's convention, as Deno's own v8js.* metrics); /metrics: the
+  // whole heap, which `portal_heap_limit_bytes` bounds.
   registry.gauge({
     name: "v8js.memory.heap.used",
+    prometheusTotal: true,
     unit: "By",
     help: "V8 heap in use, in bytes.",
-    labels: [],
-  }, () => one(getHeapStatistics().used_heap_size));
+    labels: ["v8js.heap.space.name"],
+  }, () =>
+    Promise.resolve(
+      getHeapSpaceStatistics().filter((space) => space.space_size > 0).map((space) => ({
+        labels: { "v8js.heap.space.name": space.space_name },
+        value: space.space_used_size,
+      })),
+    ));
 
   // Not v8js.memory.heap.limit: that name is a heap space's reserved size (Deno sends it per space).
   registry.gauge({

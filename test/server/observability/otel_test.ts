@@ -201,11 +201,16 @@ Deno.test({
     assert.ok((await point("portal.db.pool.waiting")).value >= 0);
     assert.equal((await point("portal.ready")).value, 1);
     assert.equal((await point("portal.build.info", { deno: Deno.version.deno })).value, 1);
-    assert.ok((await point("process.cpu.time")).value > 0);
+    // OpenTelemetry's conventions: CPU by `cpu.mode`, the heap by space (as Deno's own v8js.*).
+    assert.ok((await point("process.cpu.time", { "cpu.mode": "user" })).value > 0);
+    assert.ok((await point("process.cpu.time", { "cpu.mode": "system" })).value >= 0);
     assert.ok((await point("process.memory.usage")).value > 10 * 2 ** 20);
     assert.ok((await point("process.start_time")).value * 1e3 < Date.now());
     assert.ok((await point("portal.event_loop.delay")).value >= 1);
-    const heapUsed = (await point("v8js.memory.heap.used")).value;
+    await point("v8js.memory.heap.used", { "v8js.heap.space.name": "old_space" });
+    const spaces = latestPoints(s.receiver, "v8js.memory.heap.used")!;
+    assert.ok(spaces.every((p) => p.attributes["v8js.heap.space.name"]), "each names its space");
+    const heapUsed = spaces.reduce((sum, p) => sum + p.value, 0);
     assert.ok(heapUsed > 0 && (await point("portal.heap.limit")).value > heapUsed);
   },
 });

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { getHeapStatistics } from "node:v8";
 import { Registry } from "../../../server/observability/metrics.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
 import { assertNearVmRss, PROCESS_FAMILIES } from "../../helpers/process_metrics.ts";
@@ -93,6 +94,12 @@ Deno.test({
     const startedAgo = Date.now() / 1e3 - read.process_start_time_seconds;
     assert.ok(startedAgo >= 0 && startedAgo < 600, `started ${startedAgo} s ago`);
     assert.ok(read.v8js_memory_heap_used_bytes > 1e6);
+    // The heap spaces' sum on /metrics is V8's whole-heap figure (a scavenge may fall between).
+    const whole = getHeapStatistics().used_heap_size;
+    assert.ok(
+      Math.abs(read.v8js_memory_heap_used_bytes - whole) < 0.2 * whole,
+      `spaces ${read.v8js_memory_heap_used_bytes} B, heap ${whole} B`,
+    );
     assert.ok(read.portal_heap_limit_bytes > read.v8js_memory_heap_used_bytes);
   },
 });

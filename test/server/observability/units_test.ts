@@ -131,6 +131,25 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
     { name: "test.broken", unit: "1", help: "Fails to read.", labels: [] },
     () => Promise.reject(new Error("database down")),
   );
+  // Attributes for OTLP, one unlabelled sum on /metrics; no samples, no line.
+  registry.observedCounter(
+    {
+      name: "test.cpu",
+      unit: "s",
+      help: "By mode.",
+      labels: ["cpu.mode"],
+      prometheusTotal: true,
+    },
+    () =>
+      Promise.resolve([
+        { labels: { "cpu.mode": "user" }, value: 1.25 },
+        { labels: { "cpu.mode": "system" }, value: 0.5 },
+      ]),
+  );
+  registry.gauge(
+    { name: "test.none", unit: "1", help: "Nothing.", labels: ["x"], prometheusTotal: true },
+    () => Promise.resolve([]),
+  );
   counter.add({ kind: 'say "hi"\\now' });
   counter.add({ kind: 'say "hi"\\now' }, 2);
   counter.add({ kind: "plain" });
@@ -142,6 +161,8 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
     "test_wait_seconds",
     "test_level",
     "test_broken",
+    "test_cpu_seconds_total",
+    "test_none",
   ]);
   assert.deepEqual(parsed[0].metrics, [
     { labels: { kind: 'say "hi"\\now' }, value: "3" },
@@ -155,6 +176,8 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
   }]);
   assert.deepEqual(parsed[2].metrics, [{ labels: { at: "a" }, value: "0.5" }]);
   assert.deepEqual(parsed[3].metrics, [], "a gauge that cannot be read is left out, alone");
+  assert.deepEqual(parsed[4].metrics, [{ value: "1.75" }], "the samples' sum, no label");
+  assert.deepEqual(parsed[5].metrics, []);
   assert.equal(prometheusName({ name: "a.b", unit: "s" }, "counter"), "a_b_seconds_total");
   assert.equal(prometheusName({ name: "a.b", unit: "By" }, "gauge"), "a_b_bytes");
   assert.equal(
