@@ -4,10 +4,14 @@
  */
 import { log } from "../log.ts";
 
-/** A started loop. */
+/**
+ * A started loop. A `start()` while a `stop()` is still waiting for its batch begins a new run
+ * once that batch is done: the two never overlap, and the pending stop still resolves.
+ */
 export class PollingLoop {
-  #running = false;
-  #loop: Promise<void> | null = null;
+  /** The current run's token: a run goes on while it is the current one. */
+  #current: object | null = null;
+  #loop: Promise<void> = Promise.resolve();
   #wake: (() => void) | null = null;
   #woken = false;
 
@@ -18,16 +22,18 @@ export class PollingLoop {
     private readonly pollMs: number,
   ) {}
 
-  /** Starts the loop (idempotent). */
+  /** Starts the loop (idempotent); after a stop still in progress, once its batch is done. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    if (this.#current) return;
+    const run = {};
+    this.#current = run;
+    const previous = this.#loop;
+    this.#loop = previous.then(() => this.#run(run));
   }
 
   /** Stops; resolves when the batch in flight is done. */
   async stop(): Promise<void> {
-    this.#running = false;
+    this.#current = null;
     this.wake();
     await this.#loop;
   }
@@ -51,8 +57,8 @@ export class PollingLoop {
     this.#wake = null;
   }
 
-  async #run(): Promise<void> {
-    while (this.#running) {
+  async #run(run: object): Promise<void> {
+    while (this.#current === run) {
       this.#woken = false;
       let handled = 0;
       try {
@@ -60,7 +66,7 @@ export class PollingLoop {
       } catch (err) {
         log.warn(`${this.name}: batch failed`, { error: (err as Error).message });
       }
-      if (handled === 0 && this.#running) await this.#sleep();
+      if (handled === 0 && this.#current === run) await this.#sleep();
     }
   }
 }

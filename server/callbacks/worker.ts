@@ -51,8 +51,12 @@ export class DeliveryWorker {
   #extraBatches: number;
   /** The extra batches in flight (a backlog's), awaited at stop. */
   #extra = new Set<Promise<void>>();
-  #stopping = false;
-  /** Aborted when a stop's grace runs out: attempts in flight are abandoned and released. */
+  /** The current run's token (null when stopped): a lane goes on while its run is current. */
+  #run: object | null = null;
+  /**
+   * Aborted when a stop's grace runs out: attempts in flight are abandoned and released. Each run
+   * has its own, so a stop's grace never ends the attempts of a start that came after it.
+   */
   #interrupt = new AbortController();
 
   constructor(
@@ -64,10 +68,14 @@ export class DeliveryWorker {
     this.#loop = new PollingLoop("callback delivery", () => this.runOnce(), options.pollMs);
   }
 
-  /** Starts the loop (idempotent; after a stop, with a fresh interrupt). */
+  /**
+   * Starts the loop (idempotent). After a stop still in progress, the loop's next batch waits for
+   * the stopping one; the stop still resolves, and its grace applies to its own attempts only.
+   */
   start(): void {
-    if (this.#interrupt.signal.aborted) this.#interrupt = new AbortController();
-    this.#stopping = false;
+    if (this.#run) return;
+    this.#run = {};
+    this.#interrupt = new AbortController();
     this.#loop.start();
   }
 
@@ -76,10 +84,11 @@ export class DeliveryWorker {
    * `graceMs` are abandoned and their events released (pending, due now).
    */
   async stop(graceMs = Infinity): Promise<void> {
-    this.#stopping = true;
+    this.#run = null;
+    const interrupt = this.#interrupt;
     const stopped = Promise.all([this.#loop.stop(), ...this.#extra]);
     const timer = Number.isFinite(graceMs)
-      ? setTimeout(() => this.#interrupt.abort(), Math.max(0, graceMs))
+      ? setTimeout(() => interrupt.abort(), Math.max(0, graceMs))
       : undefined;
     try {
       await stopped;
@@ -98,13 +107,14 @@ export class DeliveryWorker {
    * backlog: another lane claims batches alongside while it lasts (up to EXTRA_BATCHES more).
    */
   async runOnce(): Promise<number> {
+    // The run's interrupt as the batch begins: a stop meanwhile ends this batch's attempts.
+    const interrupt = this.#interrupt.signal;
     const events = await claimDueEvents(
       this.ctx.sql,
       this.#batch,
       leaseMs(this.ctx.settings.timeoutMs),
     );
     if (events.length === this.#batch) this.#overlap();
-    const interrupt = this.#interrupt.signal;
     const results = await Promise.all(
       events.map((event) => deliverEvent(this.ctx, event, interrupt)),
     );
@@ -113,13 +123,14 @@ export class DeliveryWorker {
   }
 
   /**
-   * Starts one more lane beside the loop, unless `extraBatches` are out or the worker stops: it
+   * Starts one more lane beside the loop, unless `extraBatches` are out or the worker is stopped: it
    * claims and delivers batches for as long as they come back full (the backlog lasts).
    */
   #overlap(): void {
-    if (this.#stopping || this.#extra.size >= this.#extraBatches) return;
+    const run = this.#run;
+    if (!run || this.#extra.size >= this.#extraBatches) return;
     const lane: Promise<void> = (async () => {
-      while (!this.#stopping && await this.runOnce() === this.#batch);
+      while (this.#run === run && await this.runOnce() === this.#batch);
     })().catch((err) => {
       log.warn("callback delivery: batch failed", {
         error: err instanceof Error ? err.message : String(err),

@@ -136,4 +136,4 @@ async function startFixture(
   return f;
 }
 
-export { startCrmServer, waitUntil };
+export { type CrmServer, startCrmServer, waitUntil };

@@ -6,15 +6,32 @@
 import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
 import { uniqueId } from "../../helpers/shared.ts";
+import { within } from "../../helpers/deadline.ts";
 import { startProcess } from "../../helpers/process.ts";
 import { connect } from "../../../db/mod.ts";
 import { INTERRUPTED } from "../../../server/callbacks/delivery.ts";
-import { CALLBACK_ENV, callbackFixtures, startCrmServer, withCrm } from "./fixture.ts";
+import {
+  CALLBACK_ENV,
+  type CallbackFixture,
+  callbackFixtures,
+  type CrmServer,
+  startCrmServer,
+  withCrm,
+} from "./fixture.ts";
 import { prepareDatabase, seedCallbacks } from "../ops/fixture.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 // A lease of 62 s: an event redelivered within seconds was released, not taken over.
 const fixtures = callbackFixtures(backends, { CALLBACK_TIMEOUT_MS: "20000" });
+
+/** Launches once with the CRM holding the callback 4 s: its attempt is in flight on return. */
+async function attemptHeld(f: CallbackFixture, crm: CrmServer) {
+  const app = await f.app(crm);
+  crm.script = [{ status: 200, delayMs: 4_000 }];
+  const launched = await f.launch(app, { referenceId: uniqueId("R") });
+  await crm.waitFor(1);
+  return { worker: f.svc.deps.deliveries, launched, started: performance.now() };
+}
 
 for (const backend of backends) {
   const fixture = fixtures.get(backend)!;
@@ -23,12 +40,7 @@ for (const backend of backends) {
     `callbacks: a stopping worker releases the attempt still running after its grace [${backend.name}]`,
     opts,
     withCrm(fixture, async (f, crm) => {
-      const worker = f.svc.deps.deliveries;
-      const app = await f.app(crm);
-      crm.script = [{ status: 200, delayMs: 4_000 }];
-      const launched = await f.launch(app, { referenceId: uniqueId("R") });
-      await crm.waitFor(1);
-      const started = performance.now();
+      const { worker, launched, started } = await attemptHeld(f, crm);
       try {
         await worker.stop(200);
         const ms = performance.now() - started;
@@ -48,6 +60,32 @@ for (const backend of backends) {
       await crm.waitFor(2, 2_000);
       assert.equal(crm.received[1].headers["webhook-id"], crm.received[0].headers["webhook-id"]);
       await f.settled("session.created", launched.sessionId);
+    }),
+  );
+}
+
+for (const backend of backends) {
+  const fixture = fixtures.get(backend)!;
+
+  Deno.test(
+    `callbacks: a start during a pending stop; the stop ends, its grace its own attempt [${backend.name}]`,
+    opts,
+    withCrm(fixture, async (f, crm) => {
+      const { worker, launched, started } = await attemptHeld(f, crm);
+      const stopping = worker.stop(200);
+      worker.start(); // a restart before the stop has ended
+      await within("the pending stop", 10_000, stopping); // before the fix, it never ended
+      const ms = performance.now() - started;
+      assert.ok(ms < 1_500, `the pending stop resolved after ${Math.round(ms)} ms`);
+      // The stop's grace released its attempt; the new run delivers it again, at once.
+      await crm.waitFor(2, 2_000);
+      assert.equal(crm.received[1].headers["webhook-id"], crm.received[0].headers["webhook-id"]);
+      await f.settled("session.created", launched.sessionId);
+      const [event] = await f.svc.db.sql`
+        select (select array_agg(coalesce(error, '')) from callback_attempts
+          where event_id = e.id) as errors
+        from callback_events e where webhook_id = ${crm.received[0].headers["webhook-id"]}`;
+      assert.deepEqual(event.errors, [INTERRUPTED, ""], "interrupted once, then delivered");
     }),
   );
 }
