@@ -36,8 +36,8 @@ function demoCommands(f: StartFacts, demo: DemoCredentials) {
       } deno task demo`,
     callbacks: demo.callbacks
       ? `the demo app calls the mock CRM back at ${demo.demoUrl}callbacks`
-      : "off for the demo (localhost is a private address); to see them, start the first " +
-        "time with CALLBACK_ALLOW_PRIVATE_NETWORKS=true",
+      : "off for the demo (localhost is a private address); to see them, start with " +
+        "CALLBACK_ALLOW_PRIVATE_NETWORKS=true and set the demo app's callback URL (docs/crm.md)",
   };
 }
 
