@@ -43,6 +43,8 @@ export interface Measured {
   /** launch_apply by pgbench at 16 and 64 connections. */
   databaseLimit: Pgbench[];
   rssSingle: number;
+  /** The single process's peak after its launch, token and GET one cases (before the list page). */
+  rssLaunchGet: number;
   rssParallel: number;
   rssScaled: number;
   roundTrips: number;
@@ -131,6 +133,10 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     ...variantRows(m.paired.observed, m.observed, "off", l64, getOne),
     ...variantRows(m.paired.scaled, m.scaled, "one", l64, getOne),
     { name: "peak RSS, single process", note: `${m.rssSingle.toFixed(0)} MB` },
+    {
+      name: "peak RSS, single process, launch and GET cases",
+      note: `${m.rssLaunchGet.toFixed(0)} MB (before the list page)`,
+    },
     { name: "peak RSS, observability on", note: `${m.rssObserved.toFixed(0)} MB` },
     { name: "peak RSS, all cores", note: `${m.rssParallel.toFixed(0)} MB` },
     { name: "peak RSS, 3 processes behind PgBouncer", note: `${m.rssScaled.toFixed(0)} MB` },
@@ -213,7 +219,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     launchOffBeforeObservedRps: m.paired.observed[0]?.requestsPerSecond,
     getOffBeforeObservedRps: m.paired.observed[1]?.requestsPerSecond,
     rssObservedMb: m.rssObserved,
-    rssMb: m.rssSingle,
+    rssMb: m.rssLaunchGet,
     ...m.remote.figures,
   };
   return { rows, notes, verdict: verdictLines(figures) };
