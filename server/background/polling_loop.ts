@@ -27,8 +27,13 @@ export class PollingLoop {
     if (this.#current) return;
     const run = {};
     this.#current = run;
-    const previous = this.#loop;
-    this.#loop = previous.then(() => this.#run(run));
+    // #run catches its batches' errors; were one to escape, later runs must still start.
+    this.#loop = this.#loop.catch(() => {}).then(() => this.#run(run));
+  }
+
+  /** True from a start until the next stop (a run may still be finishing after that). */
+  get running(): boolean {
+    return this.#current !== null;
   }
 
   /** Stops; resolves when the batch in flight is done. */
@@ -64,7 +69,9 @@ export class PollingLoop {
       try {
         handled = await this.batch();
       } catch (err) {
-        log.warn(`${this.name}: batch failed`, { error: (err as Error).message });
+        log.warn(`${this.name}: batch failed`, {
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
       if (handled === 0 && this.#current === run) await this.#sleep();
     }

@@ -69,8 +69,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * Starts the loop (idempotent). After a stop still in progress, the loop's next batch waits for
-   * the stopping one; the stop still resolves, and its grace applies to its own attempts only.
+   * Starts the loop (idempotent). After a stop still in progress, the new run's loop begins once
+   * the stopping batch is done (a lane that batch opens meanwhile belongs to the new run); the stop
+   * still resolves, and its grace applies to its own attempts only.
    */
   start(): void {
     if (this.#run) return;

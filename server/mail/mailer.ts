@@ -42,9 +42,10 @@ export class MailWorker {
     this.#loop.start();
   }
 
+  /** Stops; closes the SMTP transport unless a start came meanwhile (its run sends with it). */
   async stop(): Promise<void> {
     await this.#loop.stop();
-    this.#transport.close();
+    if (!this.#loop.running) this.#transport.close();
   }
 
   /** Sends what was just queued without waiting for the next poll. */

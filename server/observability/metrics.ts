@@ -26,10 +26,14 @@ export interface InstrumentSpec<L extends string> {
   labels: readonly L[];
   /** A Prometheus name fixed by convention, used instead of the translated one. */
   prometheus?: string;
+}
+
+/** What an instrument read when it is exported (a gauge, an observed counter) is described by. */
+export interface ObservedSpec<L extends string> extends InstrumentSpec<L> {
   /**
    * /metrics shows the samples' sum, unlabelled, as Prometheus client libraries do
    * (`process_cpu_seconds_total`); OTLP gets each sample with its attributes, as OpenTelemetry's
-   * conventions ask (`process.cpu.time` by `cpu.mode`). For observed instruments only.
+   * conventions ask (`process.cpu.time` by `cpu.mode`).
    */
   prometheusTotal?: boolean;
 }
@@ -174,7 +178,7 @@ export class Observed<L extends string> implements Family {
   readonly prometheusName: string;
 
   constructor(
-    readonly spec: InstrumentSpec<L>,
+    readonly spec: ObservedSpec<L>,
     private readonly collect: () => Promise<Sample<L>[]>,
     readonly kind: "gauge" | "counter" = "gauge",
   ) {
@@ -237,7 +241,7 @@ export class Registry {
 
   /** A new gauge read by `collect`. */
   gauge<L extends string>(
-    spec: InstrumentSpec<L>,
+    spec: ObservedSpec<L>,
     collect: () => Promise<Sample<L>[]>,
   ): Observed<L> {
     return this.#add(new Observed(spec, collect));
@@ -245,7 +249,7 @@ export class Registry {
 
   /** A new counter whose total `collect` reads when it is exported. */
   observedCounter<L extends string>(
-    spec: InstrumentSpec<L>,
+    spec: ObservedSpec<L>,
     collect: () => Promise<Sample<L>[]>,
   ): Observed<L> {
     return this.#add(new Observed(spec, collect, "counter"));

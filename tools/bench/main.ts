@@ -189,7 +189,7 @@ try {
   const peaks: string[] = [];
   // After the launch, token and GET one cases: what the observed process's peak compares with
   // (it runs launches and GETs only; the list page, the drain and the browser come later here).
-  let rssLaunchGet = 0;
+  let rssLaunchGet: number | undefined;
   const measured = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     await maintain(bench);
     const result = await run();

@@ -44,7 +44,7 @@ export interface Measured {
   databaseLimit: Pgbench[];
   rssSingle: number;
   /** The single process's peak after its launch, token and GET one cases (before the list page). */
-  rssLaunchGet: number;
+  rssLaunchGet: number | undefined;
   rssParallel: number;
   rssScaled: number;
   roundTrips: number;
@@ -135,7 +135,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     { name: "peak RSS, single process", note: `${m.rssSingle.toFixed(0)} MB` },
     {
       name: "peak RSS, single process, launch and GET cases",
-      note: `${m.rssLaunchGet.toFixed(0)} MB (before the list page)`,
+      note: `${m.rssLaunchGet?.toFixed(0) ?? "n/a"} MB (before the list page)`,
     },
     { name: "peak RSS, observability on", note: `${m.rssObserved.toFixed(0)} MB` },
     { name: "peak RSS, all cores", note: `${m.rssParallel.toFixed(0)} MB` },

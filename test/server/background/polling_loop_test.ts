@@ -54,3 +54,19 @@ Deno.test("polling loop: stop, start, stop in a row ends with nothing running", 
   assert.equal(state.begun, 1, "the start between the stops never ran a batch");
   assert.equal(state.running, 0);
 });
+
+Deno.test("polling loop: a batch that throws (even a non-Error) is logged and the loop goes on", async () => {
+  let calls = 0;
+  const loop = new PollingLoop("test", () => {
+    calls++;
+    if (calls === 1) return Promise.reject("not an Error");
+    if (calls === 2) throw new Error("an Error");
+    return Promise.resolve(0); // nothing to do: the loop sleeps its 10 ms
+  }, 10);
+  assert.equal(loop.running, false);
+  loop.start();
+  assert.equal(loop.running, true);
+  await waitUntil(() => calls >= 3, "a batch after the failures");
+  await loop.stop();
+  assert.equal(loop.running, false);
+});

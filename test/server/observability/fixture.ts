@@ -112,10 +112,15 @@ export interface ExportedPoint {
 }
 
 /** The data points of metric `name` in the receiver's latest export that has it. */
-export function latestPoints(receiver: OtlpReceiver, name: string): ExportedPoint[] | null {
+export function latestPoints(
+  receiver: OtlpReceiver,
+  name: string,
+  scope?: string,
+): ExportedPoint[] | null {
   for (const body of [...receiver.metrics].reverse()) {
     for (const r of body.resourceMetrics) {
       for (const s of r.scopeMetrics) {
+        if (scope !== undefined && s.scope?.name !== scope) continue;
         const metric = s.metrics.find((m: Json) => m.name === name);
         if (!metric) continue;
         const points = metric.sum?.dataPoints ?? metric.gauge?.dataPoints ??
