@@ -69,7 +69,6 @@ const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0
 const PER_RUN = seconds * 3_000;
 const DRAIN = quick ? 10_000 : 100_000;
 const BROWSER_LAUNCHES = 50;
-
 const wrk = (...a: [string, string, number, string?, (number | number[])?]) =>
   runWrk(seconds, ...a);
 const cores = navigator.hardwareConcurrency;
@@ -185,17 +184,12 @@ try {
   // when the measured runs start (PostgreSQL plans for the tables as they are then).
   await runWrk(quick ? 2 : 5, "warm-up launches", launchUrl, 16, launchLua.warmUp);
   const pid = server.pid;
-  // Peak memory after each case, to see which one sets it.
-  const peaks: string[] = [];
-  // After the launch, token and GET one cases: what the observed process's peak compares with
-  // (it runs launches and GETs only; the list page, the drain and the browser come later here).
-  let rssLaunchGet: number | undefined;
+  // Peak memory after each case (which one sets it; after GET one: the "off" of observability).
+  const peaks = new Map<string, number>();
   const measured = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     await maintain(bench);
     const result = await run();
-    const mb = await peakRss(server);
-    peaks.push(`${label} ${mb.toFixed(0)}`);
-    if (label === "GET one") rssLaunchGet = mb;
+    peaks.set(label, await peakRss(server));
     return result;
   };
   const single: WrkResult[] = [];
@@ -246,11 +240,10 @@ try {
   console.log(`  browser: ${BROWSER_LAUNCHES} launches from <portal-launcher> in Chromium ...`);
   const clicks = await browserCases(base, token, BROWSER_LAUNCHES);
   const rssSingle = await peakRss(server);
-  peaks.push(`browser ${rssSingle.toFixed(0)}`);
+  peaks.set("browser", rssSingle);
 
   // Each variant below (all cores, observability on, PgBouncer) is compared with the single
-  // process measured again right before it, not with its runs of minutes before: a shared
-  // host's speed drifts within a run. The single process stays up (idle) meanwhile.
+  // process measured again right before it (a shared host drifts); it stays up, idle, meanwhile.
   const paired = async (what: string, script: string): Promise<WrkResult[]> => {
     const runs: WrkResult[] = [];
     for (
@@ -366,15 +359,16 @@ try {
     scaled,
     databaseLimit,
     rssSingle,
-    rssLaunchGet,
+    rssLaunchGet: peaks.get("GET one"),
     rssParallel,
     rssScaled,
     roundTrips,
     countedLaunches,
   });
+  const peakText = [...peaks].map(([label, mb]) => `${label} ${mb.toFixed(0)}`).join(", ");
   notes.unshift(
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
-    `Peak RSS (VmHWM) of the single process after each case, MB: ${peaks.join(", ")}.`,
+    `Peak RSS (VmHWM) of the single process after each case, MB: ${peakText}.`,
   );
   const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   notes.push(
