@@ -20,12 +20,16 @@ function withoutCode(text: string): string {
   return text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
 }
 
+/** Each heading's slug, in order (repeats included). */
+function headingSlugs(text: string): string[] {
+  return [...withoutCode(text).matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]));
+}
+
 /** The headings' anchors as GitHub makes them: a repeated one gets `-1`, `-2`, … */
 function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>();
-  for (const m of withoutCode(text).matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = slug(m[1]);
+  for (const base of headingSlugs(text)) {
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     found.add(n ? `${base}-${n}` : base);
@@ -36,8 +40,7 @@ function anchors(text: string): Set<string> {
 Deno.test("docs: no two headings of a page share an anchor (a link would land on the first)", async () => {
   const repeated: string[] = [];
   for (const file of await markdownFiles()) {
-    const slugs = [...withoutCode(await Deno.readTextFile(file)).matchAll(/^#{1,6} (.+)$/gm)]
-      .map((m) => slug(m[1]));
+    const slugs = headingSlugs(await Deno.readTextFile(file));
     const name = file.pathname.slice(ROOT.pathname.length);
     for (const s of new Set(slugs.filter((s, i) => slugs.indexOf(s) !== i))) {
       repeated.push(`${name}: #${s}`);
