@@ -6,7 +6,7 @@
  */
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import { randomBytes } from "../crypto/random_token.ts";
-import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { HmacSha256Key, keptHmacKeys } from "../crypto/hmac_sha256.ts";
 import { SECRET_BYTES, SECRET_PREFIX, WEBHOOK_HEADERS } from "./contract.ts";
 
 /** A new callback signing secret: `whsec_` + Base64 of 32 random bytes. */
@@ -24,26 +24,15 @@ function keyBytes(secret: string): Uint8Array {
 }
 
 // The HMAC key of each secret in use, made once: a worker signs every event of an app with the
-// same one or two secrets. Bounded; the secrets themselves are already held opened
+// same one or two secrets. The secrets themselves are already held opened
 // (server/crypto/secret_cache.ts).
-const KEYS_KEPT = 64;
-const keys = new Map<string, KeyObject>();
-
-function signingKey(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    key = createSecretKey(keyBytes(secret));
-    // Full: the key made longest ago goes (a Map iterates in insertion order).
-    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!);
-    keys.set(secret, key);
-  }
-  return key;
-}
+const signingKey = keptHmacKeys((secret) => new HmacSha256Key(keyBytes(secret)));
 
 /**
- * `v1,<signature>` of one message under one secret. node:crypto's synchronous HMAC, as the
- * launch's verification uses: Web Crypto's importKey and sign are async operations that cost
- * about 57 µs of the main thread per delivered event (docs/performance.md).
+ * `v1,<signature>` of one message under one secret. The synchronous HMAC of
+ * server/crypto/hmac_sha256.ts, as the launch's verification uses: Web Crypto's importKey and
+ * sign are async operations that cost about 57 µs of the main thread per delivered event
+ * (docs/performance.md).
  */
 function signMessage(
   secret: string,
@@ -51,9 +40,7 @@ function signMessage(
   timestampSeconds: number,
   body: string,
 ): string {
-  return "v1," + createHmac("sha256", signingKey(secret))
-    .update(`${webhookId}.${timestampSeconds}.${body}`)
-    .digest("base64");
+  return "v1," + encodeBase64(signingKey(secret).mac(`${webhookId}.${timestampSeconds}.${body}`));
 }
 
 /** The three Standard Webhooks headers of one attempt, signed with every given secret. */
