@@ -26,7 +26,7 @@ import { allCoresCases } from "./all_cores.ts";
 import { browserCases } from "./browser.ts";
 import type { WrkResult } from "./wrk.ts";
 import { writeResults } from "./results_file.ts";
-import { pgbench as runPgbench, pgbenchInit, wrk as runWrk } from "./load.ts";
+import { cpuCosts, pgbench as runPgbench, pgbenchInit, wrk as runWrk } from "./load.ts";
 import { countRoundTrips } from "./round_trips.ts";
 import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
 import { observabilityCases } from "./observability.ts";
@@ -35,9 +35,9 @@ import { report } from "./report.ts";
 import { remoteBench } from "./remote.ts";
 import {
   freePort,
-  have,
   peakRss,
   peakRssTree,
+  requireTools,
   spawn as spawnIn,
   stop,
   treePids,
@@ -76,17 +76,10 @@ const pgbench = (name: string, db: string, extra: string[], clients?: number) =>
   runPgbench(seconds, databaseUrl, name, db, extra, clients);
 const spawn = (args: string[], env: Record<string, string>) => spawnIn(args, env, root);
 
-for (
-  const [tool, hint] of [
-    ["wrk", "sudo apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)"],
-    ["pgbench", "sudo apt-get install -y postgresql-client (Debian/Ubuntu)"],
-  ]
-) {
-  if (!(await have(tool))) {
-    console.error(`${tool} not found. Install it: ${hint}`);
-    Deno.exit(1);
-  }
-}
+await requireTools([
+  ["wrk", "sudo apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)"],
+  ["pgbench", "sudo apt-get install -y postgresql-client (Debian/Ubuntu)"],
+]);
 
 const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
 const stamp = Date.now();
@@ -210,11 +203,9 @@ try {
   ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
   // Baseline C: the launch's shape (the same bodies, one query, a small answer) with no service
   // work, on the same Deno and driver: what a launch's server CPU cannot go below.
-  const floor = await launchFloor(
-    benchUrl.href,
-    launchLua.launch64,
-    (url, script, floorPid) => wrk("launch floor (no service work)", url, 64, script, floorPid),
-  );
+  const floorRun = (name: string, postgresMs?: number) =>
+    launchFloor(benchUrl.href, launchLua.launch64, (u, s, p) => wrk(name, u, 64, s, p), postgresMs);
+  const floor = await floorRun("launch floor (no service work)");
   // The launch's own server CPU: launches of an app with no callback URL emit no event, so the
   // server delivers none (at launch rates each delivery is claimed in small batches, and costs
   // more than the drain's per event). The URL is back before the drain and the variants.
@@ -224,6 +215,11 @@ try {
     () => wrk("launch, no callbacks", launchUrl, 64, launchLua.launchOwn, pid),
   );
   await setBenchCallbackUrl(base, token, benchCallbackUrl(receiverUrl));
+  // Baseline C again with a launch's PostgreSQL CPU: at a launch's rate (tools/bench/floor.ts).
+  const floorAtRate = await floorRun(
+    "launch floor at the launch's rate",
+    cpuCosts.get(launchOwn)?.postgresMs,
+  );
   const drained = await measured(
     "drain",
     () =>
@@ -344,6 +340,7 @@ try {
     remote,
     hello: helloResult,
     floor,
+    floorAtRate,
     launchOwn,
     tpcb,
     tpcbEnd,

@@ -11,6 +11,15 @@ export async function have(command: string, args = ["--version"]): Promise<boole
   }
 }
 
+/** Exits with how to install the first of `tools` ([command, how to install it]) not found. */
+export async function requireTools(tools: [string, string][]): Promise<void> {
+  for (const [tool, hint] of tools) {
+    if (await have(tool)) continue;
+    console.error(`${tool} not found. Install it: ${hint}`);
+    Deno.exit(1);
+  }
+}
+
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });

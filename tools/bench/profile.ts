@@ -1,7 +1,7 @@
 /**
  * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--connections N]
- * [--root DIR] [--keep FILE] [--observability] [--plain] [--allocations] [--v8-flags FLAGS]
- * [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the service (of this
+ * [--root DIR] [--keep FILE] [--no-callbacks] [--observability] [--plain] [--allocations]
+ * [--v8-flags FLAGS] [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the service (of this
  * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
  * fresh bench database with the bench's data and realistic app config, drives 64 connections
  * (`--connections`, from 2: wrk runs two threads) at it with wrk
@@ -12,7 +12,8 @@
  * run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to
  * FILE, which Chrome DevTools opens). With --observability the service runs as the bench's
  * "observability on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served).
- * `--plain` runs the same load without the profiler (whose own cost inflates the CPU figures
+ * `--no-callbacks` removes the bench app's callback URL first, so launches emit no events and the
+ * figures are the launch's own (the verdict's `launch, no callbacks`). `--plain` runs the same load without the profiler (whose own cost inflates the CPU figures
  * about twofold) and prints only the CPU per request, throughput and peak RSS: the way to compare
  * two variants, such as V8 heap flags (`--v8-flags`, replacing the start task's) or service
  * settings (`--env`). `--allocations` runs the load without the CPU profiler too, and prints
@@ -25,6 +26,7 @@ import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profil
 import {
   createBenchApp,
   serviceEnv,
+  setBenchCallbackUrl,
   startReceiver,
   startServer,
   writeBearerScript,
@@ -54,6 +56,7 @@ const observed = Deno.args.includes("--observability");
 const allocations = Deno.args.includes("--allocations");
 const plain = Deno.args.includes("--plain") || allocations;
 const v8Flags = arg("--v8-flags");
+const noCallbacks = Deno.args.includes("--no-callbacks");
 const extraEnv: Record<string, string> = Object.fromEntries(
   Deno.args.flatMap((a, i) => Deno.args[i - 1] === "--env" ? [a.split(/=(.*)/s, 2)] : []),
 );
@@ -104,6 +107,7 @@ try {
   }
   children.push(server);
   const app = await createBenchApp(base, receiver.url);
+  if (noCallbacks) await setBenchCallbackUrl(base, app.token, null);
   const bench = postgres(benchUrl.href, { max: 1, onnotice: () => {} });
   const [{ appId }] = await bench`select id as "appId" from apps where app_name = 'bench'`;
   console.log("  loading data and signing launches ...");
@@ -124,7 +128,13 @@ try {
       v8Flags !== undefined ? `, V8 flags "${v8Flags}"` : ""
     }${Object.keys(extraEnv).length ? `, ${new URLSearchParams(extraEnv)}` : ""}; ${which}, ` +
     `${run.summary}. CPU per request: server ${run.cpu.serverMs.toFixed(3)} ms` +
-    `${which === "launch" ? " (including the delivery of its callbacks)" : ""}, PostgreSQL ` +
+    `${
+      which !== "launch"
+        ? ""
+        : noCallbacks
+        ? " (no callbacks)"
+        : " (including the delivery of its callbacks)"
+    }, PostgreSQL ` +
     `${run.cpu.postgresMs.toFixed(3)} ms. Peak RSS ${rss.toFixed(0)} MB.`;
   const date = new Date().toISOString().slice(0, 10);
   if (allocated) {

@@ -17,6 +17,8 @@ export interface Measured {
   hello: WrkResult;
   /** Baseline C: a launch's shape of work with none of the service's (tools/bench/floor.ts). */
   floor: WrkResult;
+  /** Baseline C with a launch's PostgreSQL CPU, so at a launch's rate (tools/bench/floor.ts). */
+  floorAtRate?: WrkResult & { queryRows: number };
   /** Launches of the bench app with no callback URL (no events): the launch's own server CPU. */
   launchOwn: WrkResult;
   tpcb: Pgbench;
@@ -105,6 +107,7 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
   const exact = drained.received === drained.count && drained.distinct === drained.count &&
     drained.undelivered === 0;
   const floorServerMs = cpuCosts.get(m.floor)?.serverMs;
+  const floorAtRateMs = m.floorAtRate && cpuCosts.get(m.floorAtRate)?.serverMs;
   const rows: TableRow[] = [
     wrkRow(m.hello, "baseline A"),
     wrkRow(
@@ -113,6 +116,13 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
         floorServerMs?.toFixed(3) ?? "?"
       } ms CPU each`,
     ),
+    ...(m.floorAtRate
+      ? [wrkRow(
+        m.floorAtRate,
+        `baseline C, each query also counting ${m.floorAtRate.queryRows} rows: the PostgreSQL ` +
+          `CPU of "launch, no callbacks"; server ${floorAtRateMs?.toFixed(3) ?? "?"} ms CPU each`,
+      )]
+      : []),
     pgRow(m.tpcb, "baseline B; "),
     pgRow(m.selectOnly, ""),
     ...(m.tpcbEnd
@@ -194,6 +204,11 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     launchPostgresMs: l64Cpu?.postgresMs,
     launchServerMs: l64Cpu?.serverMs,
     launchFloorServerMs: floorServerMs,
+    launchFloorRps: m.floor.requestsPerSecond,
+    launchFloorAtRate: floorAtRateMs === undefined
+      ? undefined
+      : { serverMs: floorAtRateMs, rps: m.floorAtRate!.requestsPerSecond },
+    launchOwnRps: m.launchOwn.requestsPerSecond,
     launchOwnServerMs: cpuCosts.get(m.launchOwn)?.serverMs,
     eventServerMs: perEvent?.serverMs,
     cores: navigator.hardwareConcurrency,

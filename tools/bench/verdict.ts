@@ -25,6 +25,11 @@ export interface Figures {
   eventServerMs?: number;
   /** Baseline C: server CPU per request of a launch's shape with no service work (ms). */
   launchFloorServerMs?: number;
+  /** Baseline C's rate, and baseline C held to the launch's own rate: its server CPU and rate. */
+  launchFloorRps?: number;
+  launchFloorAtRate?: { serverMs: number; rps: number };
+  /** Launches a second with no callback URL (the rate the launch's own CPU was measured at). */
+  launchOwnRps?: number;
   /** Server CPU per launch of an app with no callback URL: the launch's own, measured (ms). */
   launchOwnServerMs?: number;
   getOneRps?: number;
@@ -187,6 +192,25 @@ export function steadyLine(f: Pick<Figures, "tpcbTps" | "tpcbEndTps">): string {
   );
 }
 
+/**
+ * The runtime's floor beside a launch's own server CPU: baseline C at its own rate, and (when
+ * measured) held to the launch's rate, where a request costs more (tools/bench/floor.ts); the
+ * service's work is the launch's figure less the floor at the same rate.
+ */
+function floorText(f: Figures, own: number): string {
+  if (!defined(f.launchFloorServerMs)) return "";
+  const rate = (rps?: number) => rps === undefined ? "" : ` at ${rps.toFixed(0)}/s`;
+  const atRate = f.launchFloorAtRate;
+  const floor = atRate?.serverMs ?? f.launchFloorServerMs!;
+  return `; the runtime's floor (baseline C) ${f.launchFloorServerMs!.toFixed(2)} ms` +
+    rate(f.launchFloorRps) +
+    (atRate
+      ? `, ${atRate.serverMs.toFixed(2)} ms${rate(atRate.rps)} (the launch's ` +
+        `${f.launchOwnRps?.toFixed(0) ?? "?"}/s)`
+      : "") +
+    `; the service's work ${(own - floor).toFixed(2)} ms`;
+}
+
 /** One line per issue-37 target, after the line that says whether the run can be trusted. */
 export function verdictLines(f: Figures): string[] {
   const lines = [
@@ -236,10 +260,7 @@ export function verdictLines(f: Figures): string[] {
       own <= 0.3 ? "ok" : "FAIL",
       "server CPU per launch ≤ 0.30 ms (own)",
       `${own.toFixed(2)} ms (${ownHow})` +
-        (defined(f.launchFloorServerMs)
-          ? `; the runtime's floor (baseline C) ${f.launchFloorServerMs!.toFixed(2)} ms, the ` +
-            `service's work ${(own - f.launchFloorServerMs!).toFixed(2)} ms`
-          : ""),
+        floorText(f, own),
     ),
     atMost("server CPU per delivered callback event ≤ 0.15 ms", f.eventServerMs, 0.15, "ms"),
     ratioAtLeast("GET one session ≥ 0.6 × select-only", f.getOneRps, f.selectOnlyTps, 0.6, {

@@ -87,7 +87,18 @@ Deno.test("verdictLines takes the callback's delivery off the launch's server CP
   // With baseline C measured, the line splits the launch's own CPU into the floor and the rest.
   assert.match(
     ownLine({ launchFloorServerMs: 0.09 }),
-    /^FAIL .*0\.55 ms \(0\.81 ms less 0\.26 ms for its callback event\); the runtime's floor \(baseline C\) 0\.09 ms, the service's work 0\.46 ms$/,
+    /^FAIL .*0\.55 ms \(0\.81 ms less 0\.26 ms for its callback event\); the runtime's floor \(baseline C\) 0\.09 ms; the service's work 0\.46 ms$/,
+  );
+  // Held to the launch's rate too, the floor the service's work is measured over is that one.
+  assert.match(
+    ownLine({
+      launchOwnServerMs: 0.77,
+      launchOwnRps: 650,
+      launchFloorServerMs: 0.08,
+      launchFloorRps: 12000,
+      launchFloorAtRate: { serverMs: 0.3, rps: 640 },
+    }),
+    /^FAIL .*0\.77 ms \(launches with no callback URL; .*\); the runtime's floor \(baseline C\) 0\.08 ms at 12000\/s, 0\.30 ms at 640\/s \(the launch's 650\/s\); the service's work 0\.47 ms$/,
   );
 });
 
