@@ -21,7 +21,7 @@ import {
   writeSessionScript,
 } from "./launch_data.ts";
 import { drain } from "./drain.ts";
-import { launchFloor } from "./floor.ts";
+import { launchFloor, type RateMatch } from "./floor.ts";
 import { allCoresCases } from "./all_cores.ts";
 import { browserCases } from "./browser.ts";
 import type { WrkResult } from "./wrk.ts";
@@ -203,8 +203,8 @@ try {
   ) single.push(await measured(label, () => wrk(name, url, conns, script, pid)));
   // Baseline C: the launch's shape (the same bodies, one query, a small answer) with no service
   // work, on the same Deno and driver: what a launch's server CPU cannot go below.
-  const floorRun = (name: string, postgresMs?: number) =>
-    launchFloor(benchUrl.href, launchLua.launch64, (u, s, p) => wrk(name, u, 64, s, p), postgresMs);
+  const floorRun = (name: string, match?: RateMatch) =>
+    launchFloor(benchUrl.href, launchLua.launch64, (u, s, p) => wrk(name, u, 64, s, p), match);
   const floor = await floorRun("launch floor (no service work)");
   // The launch's own server CPU: launches of an app with no callback URL emit no event, so the
   // server delivers none (at launch rates each delivery is claimed in small batches, and costs
@@ -215,11 +215,12 @@ try {
     () => wrk("launch, no callbacks", launchUrl, 64, launchLua.launchOwn, pid),
   );
   await setBenchCallbackUrl(base, token, benchCallbackUrl(receiverUrl));
-  // Baseline C again with a launch's PostgreSQL CPU: at a launch's rate (tools/bench/floor.ts).
-  const floorAtRate = await floorRun(
-    "launch floor at the launch's rate",
-    cpuCosts.get(launchOwn)?.postgresMs,
-  );
+  // Baseline C again, held to the launch's rate by PostgreSQL's work (tools/bench/floor.ts).
+  const floorAtRate = await floorRun("launch floor at the launch's rate", {
+    postgresMs: cpuCosts.get(launchOwn)?.postgresMs ?? 1,
+    rate: launchOwn.requestsPerSecond,
+    probe: async (u, s) => (await runWrk(3, "floor probe", u, 64, s)).requestsPerSecond,
+  });
   const drained = await measured(
     "drain",
     () =>

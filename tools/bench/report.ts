@@ -17,7 +17,7 @@ export interface Measured {
   hello: WrkResult;
   /** Baseline C: a launch's shape of work with none of the service's (tools/bench/floor.ts). */
   floor: WrkResult;
-  /** Baseline C with a launch's PostgreSQL CPU, so at a launch's rate (tools/bench/floor.ts). */
+  /** Baseline C held to a launch's rate by PostgreSQL's work (tools/bench/floor.ts). */
   floorAtRate?: WrkResult & { queryRows: number };
   /** Launches of the bench app with no callback URL (no events): the launch's own server CPU. */
   launchOwn: WrkResult;
@@ -119,8 +119,8 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
     ...(m.floorAtRate
       ? [wrkRow(
         m.floorAtRate,
-        `baseline C, each query also counting ${m.floorAtRate.queryRows} rows: the PostgreSQL ` +
-          `CPU of "launch, no callbacks"; server ${floorAtRateMs?.toFixed(3) ?? "?"} ms CPU each`,
+        `baseline C, each query also counting ${m.floorAtRate.queryRows} rows: the rate of ` +
+          `"launch, no callbacks"; server ${floorAtRateMs?.toFixed(3) ?? "?"} ms CPU each`,
       )]
       : []),
     pgRow(m.tpcb, "baseline B; "),
