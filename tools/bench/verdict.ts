@@ -208,7 +208,8 @@ function floorText(f: Figures, own: number): string {
       ? `, ${atRate.serverMs.toFixed(2)} ms${rate(atRate.rps)} (the launch's ` +
         `${f.launchOwnRps?.toFixed(0) ?? "?"}/s)`
       : "") +
-    `; the service's work ${(own - floor).toFixed(2)} ms`;
+    `; the service's work ${(own - floor).toFixed(2)} ms` +
+    (atRate ? `, where the target leaves it ${Math.max(0, 0.3 - floor).toFixed(2)} ms` : "");
 }
 
 /** One line per issue-37 target, after the line that says whether the run can be trusted. */
