@@ -31,10 +31,12 @@ export class HmacSha256Key {
     }
   }
 
-  /** The MAC of `message` (text as its UTF-8 bytes): 32 bytes. */
+  /** The MAC of `message` (text as its UTF-8 bytes): 32 bytes, a plain Uint8Array. */
   mac(message: string | Uint8Array): Uint8Array {
     const inner = createHash("sha256").update(this.#inner).update(message).digest();
-    return createHash("sha256").update(this.#outer).update(inner).digest();
+    const mac = createHash("sha256").update(this.#outer).update(inner).digest();
+    // A view of the digest's bytes, not the Buffer itself (whose slice() shares, toString differs).
+    return new Uint8Array(mac.buffer, mac.byteOffset, mac.length);
   }
 }
 

@@ -141,8 +141,8 @@ const launchKey = keptHmacKeys((apiKey) => new HmacSha256Key(apiKey));
  * True when the signature segment matches the payload segment under `key`, compared in constant
  * time, with the synchronous HMAC of server/crypto/hmac_sha256.ts: Web Crypto's verify is an
  * async operation that cost 226 µs of the server's main thread per launch under load
- * (docs/performance.md). The Inspector tries other apps' keys with it: their HMAC keys are not
- * kept.
+ * (docs/performance.md). The signature diagnosis of a refused launch and the Inspector use it,
+ * with the app's keys and other apps': their HMAC keys are not kept.
  */
 export function signatureMatches(raw: string, key: string): boolean {
   const parts = signedParts(raw);

@@ -44,7 +44,11 @@ const RFC_4231: [Uint8Array, Uint8Array, string][] = [
 
 Deno.test("HmacSha256Key gives RFC 4231's HMAC-SHA-256 vectors", () => {
   for (const [key, data, expected] of RFC_4231) {
-    assert.equal(new HmacSha256Key(key).mac(data).toHex(), expected);
+    const mac = new HmacSha256Key(key).mac(data);
+    assert.equal(mac.toHex(), expected);
+    // A plain Uint8Array of 32 bytes, not a Buffer.
+    assert.equal(Object.getPrototypeOf(mac), Uint8Array.prototype);
+    assert.equal(mac.length, 32);
   }
 });
 
