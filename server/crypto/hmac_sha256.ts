@@ -1,6 +1,7 @@
 /**
  * Synchronous HMAC-SHA256 (RFC 2104) for the hot paths: the launch's signature check
- * (server/launch/signed_request.ts) and callback signatures (server/callbacks/signing.ts).
+ * (server/launch/signed_request.ts) and callback signatures (server/callbacks/signing.ts); the
+ * signature diagnosis (server/launch/signature_hint.ts) uses it too.
  *
  * It is node:crypto's SHA-256 run twice over the key's padded blocks, made once per key:
  * `H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ message))`. Deno's `createHmac` costs about 22 µs a call
@@ -12,6 +13,7 @@ import { createHash } from "node:crypto";
 
 /** SHA-256's block size in bytes: longer keys are hashed first (RFC 2104 §2). */
 const BLOCK = 64;
+const encoder = new TextEncoder();
 
 /** An HMAC-SHA256 key, its two padded blocks made once. */
 export class HmacSha256Key {
@@ -20,7 +22,7 @@ export class HmacSha256Key {
 
   /** `key`: raw bytes, or text taken as its UTF-8 bytes. */
   constructor(key: Uint8Array | string) {
-    let bytes = typeof key === "string" ? new TextEncoder().encode(key) : key;
+    let bytes = typeof key === "string" ? encoder.encode(key) : key;
     if (bytes.length > BLOCK) bytes = new Uint8Array(createHash("sha256").update(bytes).digest());
     this.#inner = new Uint8Array(BLOCK);
     this.#outer = new Uint8Array(BLOCK);

@@ -3,8 +3,8 @@
  * endpoint (the `hint` of its `invalid_signature` answers, and the launch log) and by the
  * Inspector, which adds what only an administrator may learn (another app's key). Pure: no I/O.
  */
-import { createHmac } from "node:crypto";
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
+import { HmacSha256Key } from "../crypto/hmac_sha256.ts";
 
 /** One likely cause: a stable code and what to do about it. */
 export interface SignatureHint {
@@ -31,9 +31,8 @@ function anyKeyMatches(raw: string, keys: string[]): boolean {
   const given = decodeBase64(raw.slice(0, dot));
   const encoded = raw.slice(dot + 1);
   if (dot < 0 || !given || !/^[\x21-\x7e]*$/.test(encoded)) return false;
-  return keys.some((key) =>
-    sameBytes(given, new Uint8Array(createHmac("sha256", key).update(encoded, "latin1").digest()))
-  );
+  // Printable ASCII only: its UTF-8 bytes, which mac() signs, are its bytes.
+  return keys.some((key) => sameBytes(given, new HmacSha256Key(key).mac(encoded)));
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
@@ -103,7 +102,7 @@ export function signatureHints(raw: string, keys: string[]): SignatureHint[] {
     } catch { /* not JSON: reported elsewhere */ }
     const given = decodeBase64(sig);
     for (const key of keys) {
-      const overJson = new Uint8Array(createHmac("sha256", key).update(payloadText).digest());
+      const overJson = new HmacSha256Key(key).mac(payloadText);
       if (sameBytes(given, overJson)) {
         return [hint(
           "signed_json",

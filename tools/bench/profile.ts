@@ -1,25 +1,25 @@
 /**
  * `deno task bench-profile [--case launch|get|page|token|drain] [--seconds N] [--connections N]
  * [--root DIR] [--keep FILE] [--no-callbacks] [--observability] [--plain] [--allocations]
- * [--v8-flags FLAGS] [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the service (of this
- * repository, or of the checkout DIR, to compare with an older version) with `--cpu-prof` on a
- * fresh bench database with the bench's data and realistic app config, drives 64 connections
- * (`--connections`, from 2: wrk runs two threads) at it with wrk
- * (distinct single-use launches, `GET /api/v1/sessions/:id` of random sessions, the list page
+ * [--v8-flags FLAGS] [--env NAME=VALUE ...]`: where the server's CPU goes per request. Starts the
+ * service (of this repository, or of the checkout DIR, to compare with an older version) with
+ * `--cpu-prof` on a fresh bench database with the bench's data and realistic app config, drives 64
+ * connections (`--connections`, from 2: wrk runs two threads) at it with wrk (distinct single-use
+ * launches, `GET /api/v1/sessions/:id` of random sessions, the list page
  * `GET /api/v1/sessions?status=open&limit=50`, or token requests) or queues N × 2,000 callback
- * events for its delivery worker to drain (a "request" is then one delivered event), and prints
- * the top functions and areas of the code by self time per request, counted only during the load
- * run. Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to
- * FILE, which Chrome DevTools opens). With --observability the service runs as the bench's
- * "observability on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served).
- * `--no-callbacks` removes the bench app's callback URL first, so launches emit no events and the
- * figures are the launch's own (the verdict's `launch, no callbacks`). `--plain` runs the same load without the profiler (whose own cost inflates the CPU figures
- * about twofold) and prints only the CPU per request, throughput and peak RSS: the way to compare
- * two variants, such as V8 heap flags (`--v8-flags`, replacing the start task's) or service
- * settings (`--env`). `--allocations` runs the load without the CPU profiler too, and prints
- * where the server allocates instead: KiB per request by area and by function, short-lived
- * garbage included (tools/bench/allocations.ts), written to
- * tools/bench/results/<date>-allocations-<case>.md.
+ * events for its delivery worker to drain (a "request" is then one delivered event), and prints the
+ * top functions and areas of the code by self time per request, counted only during the load run.
+ * Writes tools/bench/results/<date>-profile-<case>.md (and, with --keep, the raw profile to FILE,
+ * which Chrome DevTools opens). With --observability the service runs as the bench's "observability
+ * on" cases run it (OpenTelemetry exporting to a local receiver, /metrics served). `--no-callbacks`
+ * removes the bench app's callback URL first, so launches emit no events and the figures are the
+ * launch's own (the verdict's `launch, no callbacks`). `--plain` runs the same load without the
+ * profiler (whose own cost inflates the CPU figures about twofold) and prints only the CPU per
+ * request, throughput and peak RSS: the way to compare two variants, such as V8 heap flags
+ * (`--v8-flags`, replacing the start task's) or service settings (`--env`). `--allocations` runs
+ * the load without the CPU profiler too, and prints where the server allocates instead: KiB per
+ * request by area and by function, short-lived garbage included (tools/bench/allocations.ts),
+ * written to tools/bench/results/<date>-allocations-<case>.md.
  */
 import postgres from "postgres";
 import { costs, costTable, type CpuProfile, profileClockNow } from "./cpu_profile.ts";
