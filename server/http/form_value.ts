@@ -6,9 +6,10 @@
 
 /** The segment decoded as the standard says ('+' is a space), or undefined when it is not UTF-8. */
 function decodeSegment(segment: string): string | undefined {
-  if (!segment.includes("%")) return segment.includes("+") ? segment.replaceAll("+", " ") : segment;
+  const spaced = segment.includes("+") ? segment.replaceAll("+", " ") : segment;
+  if (!spaced.includes("%")) return spaced;
   try {
-    return decodeURIComponent(segment.includes("+") ? segment.replaceAll("+", " ") : segment);
+    return decodeURIComponent(spaced);
   } catch {
     return undefined;
   }
