@@ -6,7 +6,8 @@ import { listApps } from "../../db/queries/apps.ts";
 import type { Deps } from "../deps.ts";
 import { SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { signatureHints } from "./signature_hint.ts";
-import { repairSignedRequest, signatureMatches } from "./signed_request.ts";
+import { repairSignedRequest } from "./signed_request.ts";
+import { signatureMatches } from "./signature_match.ts";
 import { type KeyedApp, signingKeys } from "./signing_keys.ts";
 
 /** The Inspector's verdict on a signed_request's signature, with the likely causes. */

@@ -5,6 +5,7 @@
  */
 import { decodeBase64, encodeBase64 } from "../crypto/base64.ts";
 import { HmacSha256Key } from "../crypto/hmac_sha256.ts";
+import { signatureMatches } from "./signature_match.ts";
 
 /** One likely cause: a stable code and what to do about it. */
 export interface SignatureHint {
@@ -25,14 +26,9 @@ function hint(code: SignatureHint["code"], message: string): SignatureHint {
   return { code, message };
 }
 
-/** True when `raw` verifies under one of `keys` (as signed_request.ts's signatureMatches). */
+/** True when `raw` verifies under one of `keys`. */
 function anyKeyMatches(raw: string, keys: string[]): boolean {
-  const dot = raw.indexOf(".");
-  const given = decodeBase64(raw.slice(0, dot));
-  const encoded = raw.slice(dot + 1);
-  if (dot < 0 || !given || !/^[\x21-\x7e]*$/.test(encoded)) return false;
-  // Printable ASCII only: its UTF-8 bytes, which mac() signs, are its bytes.
-  return keys.some((key) => sameBytes(given, new HmacSha256Key(key).mac(encoded)));
+  return keys.some((key) => signatureMatches(raw, key));
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

@@ -2,7 +2,6 @@
  * The signed_request codec (spec §4.1, §5.1): `<signature>.<encoded_payload>`, where signature is
  * Base64(HMAC-SHA256(key = UTF-8 API key, message = ASCII bytes of encoded_payload)). Pure: no I/O.
  */
-import { timingSafeEqual } from "node:crypto";
 import { decodeBase64 } from "../crypto/base64.ts";
 import { HmacSha256Key, keptHmacKeys } from "../crypto/hmac_sha256.ts";
 import { AppError } from "../http/errors.ts";
@@ -11,6 +10,7 @@ import { ALGORITHM, PAYLOAD_LIMITS, SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
 import { jsonErrorPosition } from "./json_position.ts";
 import { signatureHints } from "./signature_hint.ts";
+import { partsMatch, signedParts } from "./signature_match.ts";
 
 /** UTF-8 decoding that refuses malformed bytes (stateless: one instance serves every request). */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -102,52 +102,8 @@ function invalidPayloadJson(text: string): AppError {
   return e;
 }
 
-/** The parts of a signed request that every key is checked against, decoded once. */
-interface SignedParts {
-  /** The signature's 32 bytes. */
-  signature: Uint8Array;
-  /** The payload segment exactly as received (the HMAC's message). */
-  encodedPayload: string;
-}
-
-/**
- * The signature (32 bytes of Base64 in either alphabet) and the payload segment (printable
- * ASCII) of `raw`, or null when either cannot be a signed request's.
- */
-function signedParts(raw: string): SignedParts | null {
-  const dot = raw.indexOf(".");
-  if (dot < 0) return null;
-  const signature = decodeBase64(raw.slice(0, dot));
-  const encodedPayload = raw.slice(dot + 1);
-  if (!signature || signature.length !== 32 || !/^[\x21-\x7e]*$/.test(encodedPayload)) {
-    return null;
-  }
-  return { signature, encodedPayload };
-}
-
-/** True when `parts`' signature is the HMAC of its payload segment under `key` (constant time). */
-function partsMatch(parts: SignedParts, key: HmacSha256Key): boolean {
-  // The message is the payload segment's ASCII bytes exactly as received. signedParts admits
-  // printable ASCII only, whose UTF-8 bytes are those bytes: the string goes in as UTF-8, which
-  // Deno's node:crypto encodes natively, where "latin1" ran a JavaScript loop (57 µs against
-  // 14 µs for a 5.4 KB segment).
-  return timingSafeEqual(key.mac(parts.encodedPayload), parts.signature);
-}
-
 // The HMAC key of each API key verified with, made once (the API key as its UTF-8 bytes).
 const launchKey = keptHmacKeys((apiKey) => new HmacSha256Key(apiKey));
-
-/**
- * True when the signature segment matches the payload segment under `key`, compared in constant
- * time, with the synchronous HMAC of server/crypto/hmac_sha256.ts: Web Crypto's verify is an
- * async operation that cost 226 µs of the server's main thread per launch under load
- * (docs/performance.md). The signature diagnosis of a refused launch and the Inspector use it,
- * with the app's keys and other apps': their HMAC keys are not kept.
- */
-export function signatureMatches(raw: string, key: string): boolean {
-  const parts = signedParts(raw);
-  return parts !== null && partsMatch(parts, new HmacSha256Key(key));
-}
 
 /**
  * Verifies `raw` with any of `keys` (constant-time comparison), then decodes the

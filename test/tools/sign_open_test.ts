@@ -1,6 +1,6 @@
 /** `deno task sign --open`: a local page whose form posts the signed request by itself. */
 import assert from "node:assert/strict";
-import { signatureMatches } from "../../server/launch/signed_request.ts";
+import { signatureMatches } from "../../server/launch/signature_match.ts";
 import { launchPayload } from "../helpers/payload.ts";
 
 const SIGN = new URL("../../tools/sign.ts", import.meta.url).pathname;

@@ -4,7 +4,7 @@
  * finds the launch log record), per-field errors, and access (administrators only, CSRF).
  */
 import assert from "node:assert/strict";
-import { signatureMatches } from "../../../server/launch/signed_request.ts";
+import { signatureMatches } from "../../../server/launch/signature_match.ts";
 import { backends } from "../../helpers/db.ts";
 import { createTestApp, launchOk, signLaunch, type TestApp } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";

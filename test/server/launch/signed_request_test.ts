@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHmac } from "node:crypto";
-import {
-  signatureMatches,
-  signPayload,
-  verifySignedRequest,
-} from "../../../server/launch/signed_request.ts";
+import { signPayload, verifySignedRequest } from "../../../server/launch/signed_request.ts";
+import { signatureMatches } from "../../../server/launch/signature_match.ts";
 import { AppError } from "../../../server/http/errors.ts";
 
 interface Vector {
