@@ -15,6 +15,11 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
+/** What the standard's parser answers: for the bodies the fast reading does not cover. */
+function standardValue(body: string, name: string): string | undefined {
+  return new URLSearchParams(body).getAll(name).at(-1);
+}
+
 /**
  * The last value of the field `name` in `body`, or undefined without one: what
  * `new URLSearchParams(body).getAll(name).at(-1)` answers. `decodeURIComponent` decodes what the
@@ -23,7 +28,7 @@ function decodeSegment(segment: string): string | undefined {
  * replaces with U+FFFD) goes to `URLSearchParams` itself.
  */
 export function lastFormValue(body: string, name: string): string | undefined {
-  if (!body.isWellFormed()) return new URLSearchParams(body).getAll(name).at(-1);
+  if (!body.isWellFormed()) return standardValue(body, name);
   let value: string | undefined;
   for (let start = 0; start < body.length;) {
     let end = body.indexOf("&", start);
@@ -32,10 +37,10 @@ export function lastFormValue(body: string, name: string): string | undefined {
       let split = body.indexOf("=", start);
       if (split < 0 || split > end) split = end;
       const field = decodeSegment(body.slice(start, split));
-      if (field === undefined) return new URLSearchParams(body).getAll(name).at(-1);
+      if (field === undefined) return standardValue(body, name);
       if (field === name) {
         const decoded = split === end ? "" : decodeSegment(body.slice(split + 1, end));
-        if (decoded === undefined) return new URLSearchParams(body).getAll(name).at(-1);
+        if (decoded === undefined) return standardValue(body, name);
         value = decoded;
       }
     }
