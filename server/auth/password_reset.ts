@@ -25,6 +25,7 @@ import { hashPassword, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { passwordChangedMail, resetMail } from "../mail/templates.ts";
+import { rateLimitKey } from "../http/client_address.ts";
 import { MAX_SIGN_IN_CANDIDATES, namedOrganization, newLoginToken } from "./logins.ts";
 
 /** Whose password: an agent's (portal) or an administrator's (admin screens). */
@@ -96,7 +97,7 @@ async function requestOnce(deps: Deps, r: ResetRequest): Promise<ResetRequestRes
   };
   const byAddress = await reserveAttempt(deps.sql, {
     account: `reset:${r.role}:*`,
-    address: r.address,
+    address: rateLimitKey(r.address),
   }, {
     ...policy,
     free: RESET_LIMITS.perAddress,

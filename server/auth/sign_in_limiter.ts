@@ -26,6 +26,7 @@ import { hashPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { log } from "../log.ts";
+import { rateLimitKey } from "../http/client_address.ts";
 
 /** How the limiter counts: free attempts per (account, address) and per address, and a window. */
 export interface SignInLimits {
@@ -82,8 +83,10 @@ export async function reserveSignIn(
   sql: Sql,
   limits: SignInLimits,
   account: string,
-  address: string,
+  clientAddress: string,
 ): Promise<{ waitMs: number; reserved: null } | { waitMs: 0; reserved: ReservedSignIn }> {
+  // Counted under its rate-limit key: an IPv6 client is its /64, whichever address it takes.
+  const address = rateLimitKey(clientAddress);
   const addressKey = { account: ANY_ACCOUNT, address };
   const addressPolicy = policy(limits, limits.perAddress);
   const byAddress = await reserveAttempt(sql, addressKey, addressPolicy);

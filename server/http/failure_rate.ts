@@ -8,8 +8,15 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "./errors.ts";
+import { rateLimitKey } from "./client_address.ts";
 
-/** Counts failures per key in a sliding window; blocks a key after `max` failures. */
+/** Addresses whose failures are kept; past it, the one that failed least recently goes. */
+export const MAX_TRACKED_ADDRESSES = 100_000;
+
+/**
+ * Counts failures per client address (its rate-limit key: an IPv6 client's /64) in a sliding
+ * window; blocks an address after `max` failures.
+ */
 export class FailureLimiter {
   #failures = new Map<string, number[]>();
 
@@ -19,25 +26,29 @@ export class FailureLimiter {
     private now: () => number = Date.now,
   ) {}
 
-  /** Milliseconds until `key` may try again, or 0 when it may now. */
-  retryAfter(key: string): number {
-    const recent = this.#recent(key);
+  /** Milliseconds until `address` may try again, or 0 when it may now. */
+  retryAfter(address: string | null): number {
+    const recent = this.#recent(rateLimitKey(address));
     return recent.length >= this.max ? recent[0] + this.windowMs - this.now() : 0;
   }
 
-  /** Records a failure for `key`. */
-  fail(key: string): void {
+  /** Records a failure from `address`. */
+  fail(address: string | null): void {
+    const key = rateLimitKey(address);
     const recent = this.#recent(key);
     recent.push(this.now());
+    // Deleted first, so the Map's order is the order of the last failures and the bound drops
+    // an address that stopped failing, never one failing now.
+    this.#failures.delete(key);
     this.#failures.set(key, recent);
-    if (this.#failures.size > 100_000) {
+    if (this.#failures.size > MAX_TRACKED_ADDRESSES) {
       this.#failures.delete(this.#failures.keys().next().value!);
     }
   }
 
-  /** Forgets `key` (after a successful login). */
-  reset(key: string): void {
-    this.#failures.delete(key);
+  /** Number of addresses with failures kept (tests). */
+  get size(): number {
+    return this.#failures.size;
   }
 
   #recent(key: string): number[] {
@@ -52,7 +63,7 @@ export function refuseWhenFailingTooOften(
   address: string | null,
   what: string,
 ): void {
-  const ms = limiter.retryAfter(address ?? "unknown");
+  const ms = limiter.retryAfter(address);
   if (ms <= 0) return;
   const seconds = Math.ceil(ms / 1000);
   throw new AppError(
@@ -84,6 +95,6 @@ export function limitFailures(
     const limiter = limiterOf();
     refuseWhenFailingTooOften(limiter, address, what);
     await next();
-    if (clientCausedFailure(c.res.status)) limiter.fail(address ?? "unknown");
+    if (clientCausedFailure(c.res.status)) limiter.fail(address);
   };
 }

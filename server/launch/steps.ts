@@ -244,7 +244,7 @@ export function countFailure(
   // Only failures the client caused count: a 429 is the limit itself, and a 5xx (no refusal: a
   // database fault, say) is the service's, which must not lock every address out.
   if (refusal && refusal.status < 500 && refusal.status !== 429) {
-    deps.failures.launch.fail(address ?? "unknown");
+    deps.failures.launch.fail(address);
   }
 }
 

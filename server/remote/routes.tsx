@@ -47,20 +47,6 @@ export const CODE_LIMITS = { perAccount: 5, perAddress: 20, windowMs: 15 * 60_00
 /** Failed code tries of the whole service in the window (all addresses): 10^9 codes stay unguessable. */
 export const CODE_GLOBAL_LIMITS = { perAccount: 500, perAddress: 500, windowMs: 15 * 60_000 };
 
-/** The address a code try counts under: IPv6 by its /64 (one host holds a whole /64). */
-export function codeAddress(address: string): string {
-  if (!address.includes(":") || address.includes(".")) return address;
-  const full = address.includes("::")
-    ? (() => {
-      const [head, tail] = address.split("::");
-      const h = head ? head.split(":") : [];
-      const t = tail ? tail.split(":") : [];
-      return [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
-    })()
-    : address.split(":");
-  return `${full.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`;
-}
-
 /**
  * Reserves a code try per (code, address), per address and across the service; answers the
  * reservations to settle, or how long to wait.
@@ -250,7 +236,8 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
     const form = await c.req.parseBody();
     const typed = typeof form.code === "string" ? form.code.slice(0, 32) : "";
     const digits = typed.replace(/[\s-]/g, "");
-    const address = codeAddress(clientAddress(deps, c) ?? "unknown");
+    // reserveSignIn counts it under its rate-limit key (an IPv6 client by its /64).
+    const address = clientAddress(deps, c) ?? "unknown";
     const reserved = await reserveCodeTry(deps, digits, address);
     if ("waitMs" in reserved) {
       const seconds = String(Math.ceil(reserved.waitMs / 1000));

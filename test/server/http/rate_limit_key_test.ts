@@ -1,0 +1,216 @@
+/**
+ * Every limit per client address counts an IPv6 client by its /64 (server/http/client_address.ts
+ * rateLimitKey): the launch and OAuth failure limits, password sign-in, password reset and the
+ * screen-sharing code entry. A client that takes a new address of its /64 for every try is still
+ * counted once; another /64 is not affected. An IPv4 address with a proxy's port is itself.
+ */
+import assert from "node:assert/strict";
+import { pglite } from "../../helpers/db.ts";
+import { ADMIN_CLIENT, startTestService, type TestService } from "../../helpers/service.ts";
+import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
+import { postSignIn } from "../../helpers/sign_in.ts";
+import { rateLimitKey } from "../../../server/http/client_address.ts";
+import { FailureLimiter, MAX_TRACKED_ADDRESSES } from "../../../server/http/failure_rate.ts";
+import { PasswordSignIn } from "../../../server/auth/logins.ts";
+import { requestPasswordReset, RESET_LIMITS } from "../../../server/auth/password_reset.ts";
+import { LOGIN_LIMITS } from "../../../server/portal/sign_in_routes.tsx";
+import { CODE_LIMITS } from "../../../server/remote/routes.tsx";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+const LIMIT = 3;
+
+Deno.test("rate-limit key: IPv6 by its /64, IPv4 as itself, the rest as written", () => {
+  const cases: [string | null, string][] = [
+    ["203.0.113.9", "203.0.113.9"],
+    ["203.0.113.9:51234", "203.0.113.9"],
+    [" 203.0.113.9 ", "203.0.113.9"],
+    ["::ffff:192.0.2.1", "192.0.2.1"],
+    ["::FFFF:192.0.2.1", "192.0.2.1"],
+    ["2001:db8:0:1:aaaa::1", "2001:db8:0:1::/64"],
+    ["2001:db8::5", "2001:db8:0:0::/64"],
+    ["2001:DB8:0:1:ffff:1:2:3", "2001:db8:0:1::/64"],
+    ["2001:0db8:0000:0001:0:0:0:1", "2001:db8:0:1::/64"],
+    ["[2001:db8:0:1::7]:443", "2001:db8:0:1::/64"],
+    ["[2001:db8:0:1::7]", "2001:db8:0:1::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["::", "0:0:0:0::/64"],
+    ["1:2:3:4:5:6:7::", "1:2:3:4::/64"],
+    // Not one address: limited as written, so never merged with another.
+    ["64:ff9b::192.0.2.1", "64:ff9b::192.0.2.1"],
+    ["2001:db8::1::2", "2001:db8::1::2"],
+    ["1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8:9"],
+    ["2001:db8:0:1:0:0:0:12345", "2001:db8:0:1:0:0:0:12345"],
+    ["gggg::1", "gggg::1"],
+    ["unknown", "unknown"],
+    ["", "unknown"],
+    [null, "unknown"],
+  ];
+  for (const [address, key] of cases) assert.equal(rateLimitKey(address), key, String(address));
+});
+
+Deno.test("failure limiter: one /64 counts once; the bound drops the least recent", () => {
+  const limiter = new FailureLimiter(LIMIT, 60_000, () => 1_000);
+  for (let i = 1; i <= LIMIT; i++) limiter.fail(`2001:db8:5:1::${i}`);
+  assert.ok(limiter.retryAfter("2001:db8:5:1:ffff::9") > 0, "a new address of the /64 waits");
+  assert.equal(limiter.retryAfter("2001:db8:5:2::1"), 0, "another /64 may try");
+  assert.equal(limiter.size, 1);
+
+  // The address that failed first but fails still is kept when the bound is reached.
+  const bounded = new FailureLimiter(LIMIT, 60_000, () => 1_000);
+  bounded.fail("198.51.100.1");
+  for (let i = 0; i < MAX_TRACKED_ADDRESSES - 1; i++) {
+    bounded.fail(`10.${i >> 16}.${i >> 8 & 255}.${i & 255}`);
+  }
+  bounded.fail("198.51.100.1");
+  bounded.fail("192.0.2.200"); // one past the bound: the least recent failure goes
+  assert.equal(bounded.size, MAX_TRACKED_ADDRESSES);
+  bounded.fail("198.51.100.1");
+  assert.ok(bounded.retryAfter("198.51.100.1") > 0, "its three failures were all kept");
+  assert.equal(bounded.retryAfter("10.0.0.0"), 0);
+});
+
+const service = sharedFixture(
+  () =>
+    startTestService(pglite, {
+      LAUNCH_FAILURES_PER_MINUTE: String(LIMIT),
+      TOKEN_FAILURES_PER_MINUTE: String(LIMIT),
+      TRUST_PROXY: "true",
+    }),
+  (svc: TestService) => svc.close(),
+);
+
+let networks = 0;
+/** A /64 no other test uses, and the i-th address in it. */
+function newNetwork(): (i: number) => string {
+  const n = ++networks;
+  return (i) => `2001:db8:${n.toString(16)}:1:${(i + 1).toString(16)}::${(i * 7 + 3).toString(16)}`;
+}
+const otherNetwork = () => newNetwork()(0);
+
+Deno.test("rate-limit key: failed launches from one /64 count together", opts, async () => {
+  const svc = await service();
+  const net = newNetwork();
+  const launch = (address: string) =>
+    svc.request("/portal/api/auth/app/no-such-app", {
+      method: "POST",
+      headers: { "X-Forwarded-For": address, Accept: "application/json" },
+      body: new URLSearchParams({ signed_request: "x.y" }),
+    });
+  for (let i = 0; i < LIMIT; i++) {
+    const res = await launch(net(i));
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+  }
+  const limited = await launch(net(LIMIT));
+  assert.equal(limited.status, 429);
+  assert.equal((await limited.json()).code, "too_many_failures");
+  const other = await launch(otherNetwork());
+  await other.body?.cancel();
+  assert.equal(other.status, 404, "another /64 is not affected");
+});
+
+Deno.test("rate-limit key: OAuth failures from one /64, or one IPv4 with ports", opts, async () => {
+  const svc = await service();
+  const token = (address: string, secret: string) =>
+    svc.request("/api/v1/oauth2/token", {
+      method: "POST",
+      headers: {
+        "X-Forwarded-For": address,
+        Authorization: `Basic ${btoa(`${ADMIN_CLIENT.id}:${secret}`)}`,
+      },
+      body: new URLSearchParams({ grant_type: "client_credentials" }),
+    });
+  for (const addressOf of [newNetwork(), (i: number) => `198.51.100.77:${40_000 + i}`]) {
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await token(addressOf(i), "wrong-secret");
+      await res.body?.cancel();
+      assert.equal(res.status, 401);
+    }
+    const limited = await token(addressOf(LIMIT), ADMIN_CLIENT.secret);
+    await limited.body?.cancel();
+    assert.equal(limited.status, 429, `${addressOf(LIMIT)} waits with the right secret`);
+  }
+  const other = await token(otherNetwork(), ADMIN_CLIENT.secret);
+  await other.body?.cancel();
+  assert.equal(other.status, 200);
+});
+
+Deno.test("rate-limit key: password sign-in counts a /64 once", opts, async () => {
+  const svc = await service();
+  const email = `${uniqueId("rk")}@example.com`;
+  const net = newNetwork();
+  // Through the page: each try from a new address of the /64, the account's budget runs out.
+  for (let i = 0; i < LOGIN_LIMITS.perAccount; i++) {
+    const res = await postSignIn(svc, "/portal/login", { email, password: "wrong-password" }, {
+      "X-Forwarded-For": net(i),
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 401, `try ${i + 1}`);
+  }
+  const waits = await postSignIn(svc, "/portal/login", { email, password: "wrong-password" }, {
+    "X-Forwarded-For": net(LOGIN_LIMITS.perAccount),
+  });
+  await waits.body?.cancel();
+  assert.equal(waits.status, 429);
+  assert.match(waits.headers.get("Retry-After") ?? "", /^[1-9]\d*$/);
+
+  // The address budget too: many accounts, one /64.
+  const signIn = new PasswordSignIn("agent", 8, { perAccount: 5, perAddress: 3, windowMs: 60_000 });
+  const many = newNetwork();
+  const kinds: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const outcome = await signIn.attempt(svc.deps, {
+      email: `${uniqueId("rk")}@example.com`,
+      password: "wrong-password",
+      address: many(i),
+    });
+    kinds.push(outcome.kind);
+  }
+  assert.deepEqual(kinds, ["refused", "refused", "refused", "wait"]);
+  const elsewhere = await signIn.attempt(svc.deps, {
+    email: `${uniqueId("rk")}@example.com`,
+    password: "wrong-password",
+    address: otherNetwork(),
+  });
+  assert.equal(elsewhere.kind, "refused", "another /64 still has its budget");
+});
+
+Deno.test("rate-limit key: password reset requests count a /64 once", opts, async () => {
+  const svc = await service();
+  const net = newNetwork();
+  const reset = (address: string) =>
+    requestPasswordReset(svc.deps, {
+      email: `${uniqueId("rk")}@example.com`,
+      role: "agent",
+      address,
+      linkBase: "http://portal.test/portal/password-reset",
+    });
+  const kinds: string[] = [];
+  for (let i = 0; i <= RESET_LIMITS.perAddress; i++) kinds.push((await reset(net(i))).kind);
+  assert.equal(kinds.at(-1), "wait", `request ${RESET_LIMITS.perAddress + 1} waits`);
+  assert.ok(kinds.slice(0, -1).every((k) => k !== "wait"));
+  assert.notEqual((await reset(otherNetwork())).kind, "wait");
+});
+
+Deno.test("rate-limit key: screen-sharing code tries count a /64 once", opts, async () => {
+  const svc = await service();
+  const net = newNetwork();
+  const tryCode = (address: string) =>
+    svc.request("/portal/r", {
+      method: "POST",
+      headers: { "X-Forwarded-For": address },
+      body: new URLSearchParams({ code: "987654321" }),
+    });
+  for (let i = 0; i < CODE_LIMITS.perAccount; i++) {
+    const res = await tryCode(net(i));
+    await res.body?.cancel();
+    assert.equal(res.status, 400, `try ${i + 1}: a wrong code`);
+  }
+  const limited = await tryCode(net(CODE_LIMITS.perAccount));
+  await limited.body?.cancel();
+  assert.equal(limited.status, 429);
+  const other = await tryCode(otherNetwork());
+  await other.body?.cancel();
+  assert.equal(other.status, 400, "another /64 may try the code");
+});
