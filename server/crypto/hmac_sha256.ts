@@ -10,6 +10,7 @@
  * RFC 4231's vectors and to `createHmac` on random keys and messages.
  */
 import { createHash } from "node:crypto";
+import { setBounded } from "../bounded_map.ts";
 
 /** SHA-256's block size in bytes: longer keys are hashed first (RFC 2104 §2). */
 const BLOCK = 64;
@@ -57,8 +58,7 @@ export function keptHmacKeys(
     let key = keys.get(secret);
     if (!key) {
       key = make(secret);
-      if (keys.size >= size) keys.delete(keys.keys().next().value!);
-      keys.set(secret, key);
+      setBounded(keys, secret, key, size);
     }
     return key;
   };

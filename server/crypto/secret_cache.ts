@@ -5,6 +5,7 @@
  * another app's row or field still does not open there (secret_box.ts binds it to its context).
  */
 import type { SecretBox } from "./secret_box.ts";
+import { setBounded } from "../bounded_map.ts";
 
 /** Opened secrets kept per secret box; the oldest is dropped past this many. */
 export const MAX_CACHED_SECRETS = 1000;
@@ -19,8 +20,7 @@ export function openCached(box: SecretBox, sealed: string, context: string): Pro
   if (!plain) {
     plain = box.decrypt(sealed, context);
     plain.catch(() => cache.delete(key));
-    cache.set(key, plain);
-    if (cache.size > MAX_CACHED_SECRETS) cache.delete(cache.keys().next().value!);
+    setBounded(cache, key, plain, MAX_CACHED_SECRETS);
   }
   return plain;
 }

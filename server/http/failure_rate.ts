@@ -9,6 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "./errors.ts";
 import { rateLimitKey } from "./client_address.ts";
+import { setBounded } from "../bounded_map.ts";
 
 /** Addresses whose failures are kept; past it, the one that failed least recently goes. */
 export const MAX_TRACKED_ADDRESSES = 100_000;
@@ -37,13 +38,8 @@ export class FailureLimiter {
     const key = rateLimitKey(address);
     const recent = this.#recent(key);
     recent.push(this.now());
-    // Deleted first, so the Map's order is the order of the last failures and the bound drops
-    // an address that stopped failing, never one failing now.
-    this.#failures.delete(key);
-    this.#failures.set(key, recent);
-    if (this.#failures.size > MAX_TRACKED_ADDRESSES) {
-      this.#failures.delete(this.#failures.keys().next().value!);
-    }
+    // The bound drops the address that failed least recently, never one failing now.
+    setBounded(this.#failures, key, recent, MAX_TRACKED_ADDRESSES);
   }
 
   /** Number of addresses with failures kept (tests). */

@@ -6,6 +6,7 @@
  */
 import { findLaunchApp, type LaunchApp } from "../../db/queries/launch.ts";
 import type { Sql } from "../../db/mod.ts";
+import { setBounded } from "../bounded_map.ts";
 
 /** How long an app (or its absence) is remembered. */
 export const APP_CACHE_MS = 5_000;
@@ -24,8 +25,7 @@ export class AppCache {
     const now = Date.now();
     if (hit && hit.until > now) return hit.row;
     const row = await findLaunchApp(this.sql, appName);
-    this.#entries.set(key, { row, until: now + APP_CACHE_MS });
-    if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    setBounded(this.#entries, key, { row, until: now + APP_CACHE_MS }, MAX_ENTRIES);
     return row;
   }
 

@@ -15,6 +15,7 @@ import {
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { hashSecret, secretSalt, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
+import { setBounded } from "../bounded_map.ts";
 
 /** What a valid token grants. */
 export interface TokenInfo {
@@ -100,14 +101,7 @@ export class AuthService {
   /** Remembers the salt of a client's secret hash after it authenticated. */
   rememberSalt(clientId: string, secretHash: string): void {
     const salt = secretSalt(secretHash);
-    if (salt) this.#remember(this.#salts, clientId, salt);
-  }
-
-  /** Makes `key` the most recent entry of `map`; drops the least recent past the bound. */
-  #remember<T>(map: Map<string, T>, key: string, value: T): void {
-    map.delete(key);
-    map.set(key, value);
-    while (map.size > this.#maxEntries) map.delete(map.keys().next().value!);
+    if (salt) setBounded(this.#salts, clientId, salt, this.#maxEntries);
   }
 
   #newToken(): { accessToken: string; tokenHash: string; expiresAt: Date } {
@@ -138,10 +132,10 @@ export class AuthService {
     if (!row) return null;
     const info: TokenInfo = { ...row };
     if (this.options.cacheSeconds > 0) {
-      this.#remember(this.#cache, token, {
+      setBounded(this.#cache, token, {
         info,
         cachedUntil: now + this.options.cacheSeconds * 1000,
-      });
+      }, this.#maxEntries);
     }
     return info;
   }
