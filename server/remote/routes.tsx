@@ -236,6 +236,11 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
     const form = await c.req.parseBody();
     const typed = typeof form.code === "string" ? form.code.slice(0, 32) : "";
     const digits = typed.replace(/[\s-]/g, "");
+    // Not nine digits: no code, so the same answer as a wrong one, without using up a try (a
+    // typo costs the customer nothing, and a flood of them cannot fill the service-wide count).
+    if (!/^\d{9}$/.test(digits)) {
+      return c.html(codePage({ language: lang, prefix, error: t("codeWrong"), code: typed }), 400);
+    }
     // reserveSignIn counts it under its rate-limit key (an IPv6 client by its /64).
     const address = clientAddress(deps, c) ?? "unknown";
     const reserved = await reserveCodeTry(deps, digits, address);
@@ -248,9 +253,7 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
       );
     }
     try {
-      const row = /^\d{9}$/.test(digits)
-        ? await invitedByCodeHash(deps.sql, await codeHash(deps, digits))
-        : null;
+      const row = await invitedByCodeHash(deps.sql, await codeHash(deps, digits));
       // A wrong code and an expired one answer the same; the try stays counted.
       if (!row) {
         return c.html(

@@ -10,7 +10,11 @@ import { ADMIN_CLIENT, startTestService, type TestService } from "../../helpers/
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
 import { rateLimitKey } from "../../../server/http/client_address.ts";
-import { FailureLimiter, MAX_TRACKED_ADDRESSES } from "../../../server/http/failure_rate.ts";
+import {
+  FailureLimiter,
+  MAX_KEPT_FAILURES,
+  MAX_TRACKED_ADDRESSES,
+} from "../../../server/http/failure_rate.ts";
 import { PasswordSignIn } from "../../../server/auth/logins.ts";
 import { requestPasswordReset, RESET_LIMITS } from "../../../server/auth/password_reset.ts";
 import { LOGIN_LIMITS } from "../../../server/portal/sign_in_routes.tsx";
@@ -36,8 +40,16 @@ Deno.test("rate-limit key: IPv6 by its /64, IPv4 as itself, the rest as written"
     ["::1", "0:0:0:0::/64"],
     ["::", "0:0:0:0::/64"],
     ["1:2:3:4:5:6:7::", "1:2:3:4::/64"],
+    // IPv6 addresses that carry an IPv4 client count as that client, however written.
+    ["0:0:0:0:0:ffff:c000:201", "192.0.2.1"],
+    ["64:ff9b::192.0.2.1", "192.0.2.1"],
+    ["64:ff9b::c000:201", "192.0.2.1"],
+    ["2002:c000:201:7::1", "192.0.2.1"], // 6to4: the IPv4 host's /48
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.0.2.45"], // Teredo: the client, inverted
+    ["2001:db8::1.2.3.4", "2001:db8:0:0::/64"],
     // Not one address: limited as written, so never merged with another.
-    ["64:ff9b::192.0.2.1", "64:ff9b::192.0.2.1"],
+    ["::ffff:192.0.2.300", "::ffff:192.0.2.300"],
+    ["192.0.2.300", "192.0.2.300"],
     ["2001:db8::1::2", "2001:db8::1::2"],
     ["1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8:9"],
     ["2001:db8:0:1:0:0:0:12345", "2001:db8:0:1:0:0:0:12345"],
@@ -50,24 +62,52 @@ Deno.test("rate-limit key: IPv6 by its /64, IPv4 as itself, the rest as written"
 });
 
 Deno.test("failure limiter: one /64 counts once; the bound drops the least recent", () => {
-  const limiter = new FailureLimiter(LIMIT, 60_000, () => 1_000);
+  const now = 1_000;
+  const limiter = new FailureLimiter(LIMIT, 60_000, () => now);
   for (let i = 1; i <= LIMIT; i++) limiter.fail(`2001:db8:5:1::${i}`);
-  assert.ok(limiter.retryAfter("2001:db8:5:1:ffff::9") > 0, "a new address of the /64 waits");
+  assert.equal(
+    limiter.retryAfter("2001:db8:5:1:ffff::9"),
+    60_000,
+    "a new address of the /64 waits",
+  );
   assert.equal(limiter.retryAfter("2001:db8:5:2::1"), 0, "another /64 may try");
-  assert.equal(limiter.size, 1);
+  assert.deepEqual(limiter.kept, { addresses: 1, failures: LIMIT });
 
   // The address that failed first but fails still is kept when the bound is reached.
-  const bounded = new FailureLimiter(LIMIT, 60_000, () => 1_000);
+  const bounded = new FailureLimiter(LIMIT, 60_000, () => now);
+  assert.equal(bounded.capacity, Math.min(MAX_TRACKED_ADDRESSES, MAX_KEPT_FAILURES / LIMIT));
   bounded.fail("198.51.100.1");
-  for (let i = 0; i < MAX_TRACKED_ADDRESSES - 1; i++) {
+  for (let i = 0; i < bounded.capacity - 1; i++) {
     bounded.fail(`10.${i >> 16}.${i >> 8 & 255}.${i & 255}`);
   }
   bounded.fail("198.51.100.1");
   bounded.fail("192.0.2.200"); // one past the bound: the least recent failure goes
-  assert.equal(bounded.size, MAX_TRACKED_ADDRESSES);
+  assert.equal(bounded.kept.addresses, bounded.capacity);
   bounded.fail("198.51.100.1");
   assert.ok(bounded.retryAfter("198.51.100.1") > 0, "its three failures were all kept");
-  assert.equal(bounded.retryAfter("10.0.0.0"), 0);
+  assert.equal(bounded.retryAfter("10.0.0.0"), 0, "the least recent address went");
+});
+
+Deno.test("failure limiter: only the last failures are kept, the wait is exact", () => {
+  let now = 0;
+  const limiter = new FailureLimiter(LIMIT, 60_000, () => now);
+  // Parallel requests all pass the check before any failure is counted: many failures at once.
+  for (let i = 0; i < 50; i++, now += 100) limiter.fail("203.0.113.5");
+  assert.deepEqual(limiter.kept, { addresses: 1, failures: LIMIT }, "no more than the limit");
+  // The last three failed at 4,700, 4,800 and 4,900 ms: the oldest of them leaves at 64,700.
+  assert.equal(limiter.retryAfter("203.0.113.5"), 64_700 - now);
+  now = 64_700;
+  assert.equal(limiter.retryAfter("203.0.113.5"), 0, "two failures left in the window");
+  limiter.fail("203.0.113.5");
+  assert.equal(limiter.retryAfter("203.0.113.5"), 100, "three again: 4,800 leaves at 64,800");
+
+  // However many addresses fail, the times kept stay within MAX_KEPT_FAILURES.
+  const wide = new FailureLimiter(60, 60_000, () => now);
+  for (let i = 0; i < wide.capacity + 500; i++) {
+    for (let k = 0; k < 70; k++) wide.fail(`2001:db8:${i.toString(16)}::${k}`);
+  }
+  assert.ok(wide.kept.failures <= MAX_KEPT_FAILURES, `${wide.kept.failures} kept`);
+  assert.equal(wide.kept.addresses, wide.capacity);
 });
 
 const service = sharedFixture(
@@ -193,24 +233,62 @@ Deno.test("rate-limit key: password reset requests count a /64 once", opts, asyn
   assert.notEqual((await reset(otherNetwork())).kind, "wait");
 });
 
-Deno.test("rate-limit key: screen-sharing code tries count a /64 once", opts, async () => {
-  const svc = await service();
-  const net = newNetwork();
-  const tryCode = (address: string) =>
-    svc.request("/portal/r", {
-      method: "POST",
-      headers: { "X-Forwarded-For": address },
-      body: new URLSearchParams({ code: "987654321" }),
-    });
-  for (let i = 0; i < CODE_LIMITS.perAccount; i++) {
-    const res = await tryCode(net(i));
-    await res.body?.cancel();
-    assert.equal(res.status, 400, `try ${i + 1}: a wrong code`);
-  }
-  const limited = await tryCode(net(CODE_LIMITS.perAccount));
-  await limited.body?.cancel();
-  assert.equal(limited.status, 429);
-  const other = await tryCode(otherNetwork());
-  await other.body?.cancel();
-  assert.equal(other.status, 400, "another /64 may try the code");
+Deno.test(
+  "rate-limit key: screen-sharing code tries count a /64 once, typos none",
+  opts,
+  async () => {
+    const svc = await service();
+    const net = newNetwork();
+    const tryCode = (address: string, code = "987654321") =>
+      svc.request("/portal/r", {
+        method: "POST",
+        headers: { "X-Forwarded-For": address },
+        body: new URLSearchParams({ code }),
+      });
+    // What is not nine digits answers like a wrong code but uses up no try.
+    for (const typo of ["98765432", "9876543210", "98765432x", "", "987-654-32"]) {
+      for (let i = 0; i < CODE_LIMITS.perAccount + 1; i++) {
+        const res = await tryCode(net(0), typo);
+        assert.equal(res.status, 400, `${JSON.stringify(typo)} try ${i + 1}`);
+        assert.match(await res.text(), /role="alert"/);
+      }
+    }
+    for (let i = 0; i < CODE_LIMITS.perAccount; i++) {
+      const res = await tryCode(net(i));
+      await res.body?.cancel();
+      assert.equal(res.status, 400, `try ${i + 1}: a wrong code`);
+    }
+    const limited = await tryCode(net(CODE_LIMITS.perAccount));
+    await limited.body?.cancel();
+    assert.equal(limited.status, 429);
+    const other = await tryCode(otherNetwork());
+    await other.body?.cancel();
+    assert.equal(other.status, 400, "another /64 may try the code");
+  },
+);
+
+Deno.test("failure limiter: full, with the worst limit, it holds under 8 MB", async () => {
+  // In a child with an exposed collector: the heap before and after filling a limiter whose
+  // limit keeps the most (10 failures each at the address bound, MAX_KEPT_FAILURES in all).
+  const module = new URL("../../../server/http/failure_rate.ts", import.meta.url).href;
+  const code = `
+    const { FailureLimiter } = await import(${JSON.stringify(module)});
+    gc(); const before = Deno.memoryUsage().heapUsed;
+    const limiter = new FailureLimiter(10, 60_000);
+    for (let i = 0; i < limiter.capacity + 10; i++) {
+      for (let k = 0; k < 11; k++) limiter.fail("2001:db8:" + i.toString(16) + "::" + k);
+    }
+    gc(); console.log(JSON.stringify({ bytes: Deno.memoryUsage().heapUsed - before, ...limiter.kept }));`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.equal(out.code, 0);
+  const measured = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual(
+    { addresses: measured.addresses, failures: measured.failures },
+    { addresses: MAX_TRACKED_ADDRESSES, failures: MAX_KEPT_FAILURES },
+  );
+  assert.ok(measured.bytes < 8e6, `${(measured.bytes / 1e6).toFixed(1)} MB`);
 });
