@@ -25,7 +25,7 @@ import { hashPassword, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import type { Deps } from "../deps.ts";
 import { passwordChangedMail, resetMail } from "../mail/templates.ts";
-import { rateLimitKey } from "../http/client_address.ts";
+import { rateLimitKey } from "../http/rate_limit_key.ts";
 import { MAX_SIGN_IN_CANDIDATES, namedOrganization, newLoginToken } from "./logins.ts";
 
 /** Whose password: an agent's (portal) or an administrator's (admin screens). */

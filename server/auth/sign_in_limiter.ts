@@ -26,7 +26,7 @@ import { hashPassword } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { log } from "../log.ts";
-import { rateLimitKey } from "../http/client_address.ts";
+import { rateLimitKey } from "../http/rate_limit_key.ts";
 
 /** How the limiter counts: free attempts per (account, address) and per address, and a window. */
 export interface SignInLimits {

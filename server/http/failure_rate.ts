@@ -8,7 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "./errors.ts";
-import { rateLimitKey } from "./client_address.ts";
+import { rateLimitKey } from "./rate_limit_key.ts";
 import { setBounded } from "../bounded_map.ts";
 
 /**

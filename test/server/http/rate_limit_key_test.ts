@@ -1,7 +1,7 @@
 /**
- * Every limit per client address counts an IPv6 client by its /64 (server/http/client_address.ts
- * rateLimitKey): the launch and OAuth failure limits, password sign-in, password reset and the
- * screen-sharing code entry. A client that takes a new address of its /64 for every try is still
+ * Every limit per client address counts an IPv6 client by its /64 (server/http/rate_limit_key.ts):
+ * the launch and OAuth failure limits, password sign-in, password reset and the screen-sharing
+ * code entry. A client that takes a new address of its /64 for every try is still
  * counted once; another /64 is not affected. An IPv4 address with a proxy's port is itself.
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { pglite } from "../../helpers/db.ts";
 import { ADMIN_CLIENT, startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
-import { rateLimitKey } from "../../../server/http/client_address.ts";
+import { rateLimitKey } from "../../../server/http/rate_limit_key.ts";
 import {
   FailureLimiter,
   MAX_KEPT_FAILURES,
