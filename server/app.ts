@@ -26,6 +26,7 @@ import { portalSignInRoutes } from "./portal/sign_in_routes.tsx";
 import { faviconRoute, staticRoutes, widgetRoutes } from "./assets/routes.ts";
 import { adminScreens } from "./admin/screens/routes.tsx";
 import { Drain } from "./ops/drain.ts";
+import { cachedRouter } from "./http/route_cache.ts";
 
 /**
  * The headers every response carries, through hono/secure-headers. Three of its defaults are off
@@ -50,7 +51,9 @@ function securityHeaders(publicUrl: string) {
  * service's shutdown state (server/ops/drain.ts).
  */
 export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // Every route of the sub-apps below is added to this app's router (Hono's route()); it matches
+  // each method and path once (server/http/route_cache.ts).
+  const app = new Hono<AppEnv>({ router: cachedRouter() });
   // Shutdown (server/ops/drain.ts): requests in flight are counted; while draining, every
   // response says Connection: close.
   app.use("*", drain.middleware());
