@@ -7,6 +7,7 @@ import type { FailureLimiter } from "./http/failure_rate.ts";
 import type { DeliveryWorker } from "./callbacks/worker.ts";
 import type { MailWorker } from "./mail/mailer.ts";
 import type { AppCache } from "./launch/app_cache.ts";
+import type { LaunchGate } from "./launch/launch_gate.ts";
 import type { SignalRelay } from "./remote/relay.ts";
 
 /**
@@ -27,6 +28,8 @@ export interface Deps {
   deliveries: DeliveryWorker;
   /** This service's launch apps by name (emptied after a commit that changed apps). */
   apps: AppCache;
+  /** How many launches this process works on at once (server/launch/launch_gate.ts). */
+  launchGate: LaunchGate;
   /** Embedded mode: what the running-service backup needs (null on PostgreSQL). */
   embedded: { dumpDataDir: () => Promise<Blob>; secretKey: string } | null;
   /** This process's mail worker; null without SMTP_URL (then no mail is sent). */

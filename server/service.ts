@@ -25,6 +25,7 @@ import { AuthService } from "./oauth/auth_service.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { resealSecrets } from "./auth/reseal.ts";
 import { FailureLimiter } from "./http/failure_rate.ts";
+import { LaunchGate } from "./launch/launch_gate.ts";
 import { resolveSecretKey } from "./auth/secret_key.ts";
 import { DeliveryWorker } from "./callbacks/worker.ts";
 import { MailWorker } from "./mail/mailer.ts";
@@ -170,6 +171,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
         relay: new SignalRelay(db.sql, db.mode === "postgres" ? db.direct : null),
         codeKey: await hmacBase64("remote-codes v1", secretKey),
       },
+      launchGate: LaunchGate.forPool(
+        db.mode === "embedded" ? 1 : config.databasePoolSize,
+        config.databaseAcquireTimeoutMs,
+      ),
       failures: {
         launch: new FailureLimiter(config.launchFailuresPerMinute, 60_000),
         token: new FailureLimiter(config.tokenFailuresPerMinute, 60_000),
@@ -193,6 +198,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const unobserve = observeService({
       sql: db.sql,
       poolSize: db.mode === "embedded" ? 1 : config.databasePoolSize,
+      launchGate: deps.launchGate,
       draining: () => drain.draining,
     });
     return {

@@ -43,6 +43,20 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
    * response the caller expects.
    */
   async function handle(c: Context<AppEnv>, dryRun: boolean): Promise<Response> {
+    const gate = { entered: false, databaseUnavailable: false };
+    try {
+      return await gated(c, dryRun, gate);
+    } finally {
+      if (gate.entered) deps.launchGate.leave(gate.databaseUnavailable);
+    }
+  }
+
+  /** `handle`'s launch, which notes in `gate` when it is through the gate and how it ended. */
+  async function gated(
+    c: Context<AppEnv>,
+    dryRun: boolean,
+    gate: { entered: boolean; databaseUnavailable: boolean },
+  ): Promise<Response> {
     const appName = c.req.param("app_name") ?? "";
     const address = clientAddress(deps, c);
     // What the failure steps need, filled in as the launch gets that far.
@@ -53,6 +67,10 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
     let raw: string | undefined;
     try {
       limitFailures(deps, address);
+      // Past the gate's capacity a launch waits here, before it has built anything; a wait as
+      // long as a pool connection's is answered like it (503 database_unavailable).
+      await deps.launchGate.enter();
+      gate.entered = true;
       launchApp = await findApp(deps, appName);
       // The dry run logs no one in; cross-site callers of it are held by its CORS answer.
       if (!dryRun) checkOrigin(deps.config, launchApp, c.req.header("Origin"));
@@ -81,6 +99,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       return dryRun ? await planFlow(c, deps, parsed, meta) : await runFlow(c, deps, parsed, meta);
     } catch (err) {
       const refusal = launchRefusal(err);
+      gate.databaseUnavailable = refusal?.code === "database_unavailable";
       if (!dryRun) {
         const back = await reenterSession(c, deps, refusal, launchApp, replay);
         if (back) return back;

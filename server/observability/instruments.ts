@@ -86,10 +86,11 @@ export const deliveryDuration = registry.histogram({
   buckets: SECONDS,
 });
 
-/** What the gauges read: a service's database handle, its pool size and its drain state. */
+/** What the gauges read: a service's database handle, pool size, launch gate and drain state. */
 export interface GaugeSource {
   sql: Sql;
   poolSize: number;
+  launchGate: { load: { active: number; waiting: number } };
   draining: () => boolean;
 }
 
@@ -168,6 +169,25 @@ registry.gauge({
   help: "Database connections the pool may open (DATABASE_POOL_SIZE; 1 embedded).",
   labels: [],
 }, pool((_, size) => size));
+
+function gate(read: (load: { active: number; waiting: number }) => number) {
+  return (): Promise<Sample<never>[]> =>
+    Promise.resolve(source ? [{ labels: none, value: read(source.launchGate.load) }] : []);
+}
+
+registry.gauge({
+  name: "portal.launch.gate.active",
+  unit: "{launch}",
+  help: "Launches this process is working on (at most three per pool connection).",
+  labels: [],
+}, gate((load) => load.active));
+
+registry.gauge({
+  name: "portal.launch.gate.waiting",
+  unit: "{launch}",
+  help: "Launches waiting to start: more came than the launch gate holds.",
+  labels: [],
+}, gate((load) => load.waiting));
 
 registry.gauge({
   name: "portal.ready",

@@ -92,6 +92,8 @@ Deno.test({
       portal_db_pool_in_use: "GAUGE",
       portal_db_pool_waiting: "GAUGE",
       portal_db_pool_size: "GAUGE",
+      portal_launch_gate_active: "GAUGE",
+      portal_launch_gate_waiting: "GAUGE",
       portal_ready: "GAUGE",
       ...PROCESS_FAMILIES,
     });

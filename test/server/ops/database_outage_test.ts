@@ -69,6 +69,8 @@ async function setUp(): Promise<Outage> {
     {
       LAUNCH_FAILURES_PER_MINUTE: "2",
       DATABASE_PROBE_TIMEOUT_MS: String(PROBE_MS),
+      // The launch gate's wait (server/launch/launch_gate.ts) is bounded by it too.
+      DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_MS),
     },
     {},
     { deliveryWorker: false },
@@ -128,6 +130,18 @@ for (const fault of ["refuse", "blackhole"] as const) {
           assert.equal(res.headers.get("Retry-After"), "5");
           assert.ok(ms < ACQUIRE_MS + SLACK_MS, `launch answered after ${ms} ms`);
         }
+        // More launches at once than the launch gate holds (three per pool connection): those
+        // that waited at the gate are answered with the others, not an acquire timeout later.
+        const burst = await Promise.all(
+          Array.from(
+            { length: o.svc.deps.launchGate.capacity + 10 },
+            () => launch(o, "application/json"),
+          ),
+        );
+        assert.deepEqual([...new Set(burst.map((b) => b.res.status))], [503]);
+        const slowest = Math.max(...burst.map((b) => b.ms));
+        assert.ok(slowest < ACQUIRE_MS + SLACK_MS, `a launch of the burst took ${slowest} ms`);
+        assert.deepEqual(o.svc.deps.launchGate.load, { active: 0, waiting: 0 });
         const page = await launch(o, "text/html,application/xhtml+xml");
         assert.equal(page.res.status, 503);
         assert.match(page.res.headers.get("Content-Type") ?? "", /text\/html/);
