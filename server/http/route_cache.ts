@@ -7,10 +7,13 @@
  * launches in flight, every young-generation collection copied them (docs/performance.md).
  *
  * A result is read-only to Hono (the parameters are decoded when read), so one result serves
- * every request for its path. The most recently matched MAX_CACHED_PATHS are kept; a path seen
- * once (a session's id) costs a lookup that misses and one entry. Paths longer than
- * MAX_CACHED_PATH_LENGTH are matched every time, so the cache holds a few hundred kilobytes at
- * most whatever paths a client sends.
+ * every request for its path. A path is kept from its second request among the last
+ * MAX_CACHED_PATHS missed: a path asked for once (one session's id among thousands) leaves only
+ * its name behind, not a result that would outlive its request in the cache. Kept at once in a
+ * cache of 1,000, the reads of random sessions raised the server's peak memory from 139-145 MB
+ * to 155-164 (bench-profile --case get); as here, 139-151. The MAX_CACHED_PATHS kept last stay:
+ * the launch route per app, the token and list routes. Paths longer than MAX_CACHED_PATH_LENGTH
+ * are matched every time, so the cache holds some kilobytes whatever paths a client sends.
  */
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
@@ -18,8 +21,8 @@ import { TrieRouter } from "hono/router/trie-router";
 import type { Result, Router } from "hono/router";
 import { setBounded } from "../bounded_map.ts";
 
-/** Paths whose match is kept. */
-export const MAX_CACHED_PATHS = 1_000;
+/** Paths whose match is kept, and paths remembered as missed once. */
+export const MAX_CACHED_PATHS = 64;
 /** The longest path whose match is kept (the service's own are far shorter). */
 export const MAX_CACHED_PATH_LENGTH = 200;
 
@@ -27,6 +30,8 @@ export const MAX_CACHED_PATH_LENGTH = 200;
 export class RouteCache<T> implements Router<T> {
   readonly name: string;
   #results = new Map<string, Result<T>>();
+  /** Paths missed once lately: a second miss keeps the path's result. */
+  #missed = new Map<string, true>();
 
   constructor(private readonly inner: Router<T>, private readonly max = MAX_CACHED_PATHS) {
     this.name = `RouteCache(${inner.name})`;
@@ -34,6 +39,7 @@ export class RouteCache<T> implements Router<T> {
 
   add(method: string, path: string, handler: T): void {
     this.#results.clear();
+    this.#missed.clear();
     this.inner.add(method, path, handler);
   }
 
@@ -43,7 +49,8 @@ export class RouteCache<T> implements Router<T> {
     let result = this.#results.get(key);
     if (result === undefined) {
       result = this.inner.match(method, path);
-      setBounded(this.#results, key, result, this.max);
+      if (this.#missed.delete(key)) setBounded(this.#results, key, result, this.max);
+      else setBounded(this.#missed, key, true, this.max);
     }
     return result;
   }
