@@ -11,7 +11,8 @@
  * MAX_CACHED_PATHS missed: a path asked for once (one session's id among thousands) leaves only
  * its name behind, not a result that would outlive its request in the cache. Kept at once in a
  * cache of 1,000, the reads of random sessions raised the server's peak memory from 139-145 MB
- * to 155-164 (bench-profile --case get); as here, 139-151. The MAX_CACHED_PATHS kept last stay:
+ * to 155-164 (bench-profile --case get); as here, by 1 to 8 MB (three alternated pairs, 131-136
+ * against 137-139): the price of a launch's cheaper match. The MAX_CACHED_PATHS kept last stay:
  * the launch route per app, the token and list routes. Paths longer than MAX_CACHED_PATH_LENGTH
  * are matched every time, so the cache holds some kilobytes whatever paths a client sends.
  */
