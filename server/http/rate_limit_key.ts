@@ -82,3 +82,12 @@ export function rateLimitKey(address: string | null): string {
   return embeddedIpv4(groups) ??
     `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }
+
+/**
+ * The /48 an IPv6 rate-limit key (`2001:db8:a:b::/64`) lies in, `2001:db8:a::/48`: one site's
+ * network (a tunnel broker hands one out for free, 65,536 /64s), or null for any other key.
+ */
+export function networkKey(key: string): string | null {
+  if (!key.endsWith("::/64")) return null;
+  return `${key.slice(0, -5).split(":").slice(0, 3).join(":")}::/48`;
+}

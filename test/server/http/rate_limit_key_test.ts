@@ -9,13 +9,14 @@ import { pglite } from "../../helpers/db.ts";
 import { ADMIN_CLIENT, startTestService, type TestService } from "../../helpers/service.ts";
 import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
-import { rateLimitKey } from "../../../server/http/rate_limit_key.ts";
+import { networkKey, rateLimitKey } from "../../../server/http/rate_limit_key.ts";
 import {
   FailureLimiter,
   MAX_KEPT_FAILURES,
   MAX_TRACKED_ADDRESSES,
 } from "../../../server/http/failure_rate.ts";
 import { PasswordSignIn } from "../../../server/auth/logins.ts";
+import { NETWORK_FREE_FACTOR } from "../../../server/auth/sign_in_limiter.ts";
 import { requestPasswordReset, RESET_LIMITS } from "../../../server/auth/password_reset.ts";
 import { LOGIN_LIMITS } from "../../../server/portal/sign_in_routes.tsx";
 import { CODE_LIMITS } from "../../../server/remote/routes.tsx";
@@ -291,4 +292,44 @@ Deno.test("failure limiter: full, with the worst limit, it holds under 8 MB", as
     { addresses: MAX_TRACKED_ADDRESSES, failures: MAX_KEPT_FAILURES },
   );
   assert.ok(measured.bytes < 8e6, `${(measured.bytes / 1e6).toFixed(1)} MB`);
+});
+
+Deno.test("rate-limit key: the /48 of an IPv6 key, none for others", () => {
+  assert.equal(networkKey("2001:db8:a:b::/64"), "2001:db8:a::/48");
+  assert.equal(networkKey(rateLimitKey("2001:db8::1")), "2001:db8:0::/48");
+  assert.equal(networkKey("203.0.113.9"), null);
+  assert.equal(networkKey("unknown"), null);
+  assert.equal(networkKey("*"), null);
+});
+
+Deno.test("rate-limit key: sign-in counts an account's failures per /48 too", opts, async () => {
+  const svc = await service();
+  const limits = { perAccount: 2, perAddress: 10, windowMs: 60_000 };
+  const signIn = new PasswordSignIn("agent", 8, limits);
+  const email = `${uniqueId("rk")}@example.com`;
+  const site = ++networks + 0x100;
+  // A new /64 of one /48 for every try: each /64 has its own two free attempts, the /48 eight.
+  const addressIn = (net: number, i: number) => `2001:db8:${net.toString(16)}:${i.toString(16)}::1`;
+  const kinds: string[] = [];
+  for (let i = 0; i <= limits.perAccount * NETWORK_FREE_FACTOR; i++) {
+    kinds.push(
+      (await signIn.attempt(svc.deps, {
+        email,
+        password: "wrong-password",
+        address: addressIn(site, i),
+      })).kind,
+    );
+  }
+  assert.deepEqual(kinds, [
+    ...Array(limits.perAccount * NETWORK_FREE_FACTOR).fill("refused"),
+    "wait",
+  ]);
+  const otherSite = await signIn.attempt(svc.deps, {
+    email,
+    password: "wrong-password",
+    address: addressIn(site + 1, 0),
+  });
+  assert.equal(otherSite.kind, "refused", "the account from another /48 is not slowed");
+  const ipv4 = await signIn.attempt(svc.deps, { email, password: "x", address: "198.51.100.9" });
+  assert.equal(ipv4.kind, "refused", "nor from an IPv4 address");
 });
