@@ -158,6 +158,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (!mail) {
       log.warn("SMTP_URL is not set: no e-mail is sent, so the lost-password function is off");
     }
+    // The connections the pool may open: the embedded database has one.
+    const poolSize = db.mode === "embedded" ? 1 : config.databasePoolSize;
     const deps: Deps = {
       config,
       sql: db.sql,
@@ -171,10 +173,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         relay: new SignalRelay(db.sql, db.mode === "postgres" ? db.direct : null),
         codeKey: await hmacBase64("remote-codes v1", secretKey),
       },
-      launchGate: LaunchGate.forPool(
-        db.mode === "embedded" ? 1 : config.databasePoolSize,
-        config.databaseAcquireTimeoutMs,
-      ),
+      launchGate: LaunchGate.forPool(poolSize, config.databaseAcquireTimeoutMs),
       failures: {
         launch: new FailureLimiter(config.launchFailuresPerMinute, 60_000),
         token: new FailureLimiter(config.tokenFailuresPerMinute, 60_000),
@@ -197,7 +196,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const drain = new Drain();
     const unobserve = observeService({
       sql: db.sql,
-      poolSize: db.mode === "embedded" ? 1 : config.databasePoolSize,
+      poolSize,
       launchGate: deps.launchGate,
       draining: () => drain.draining,
     });

@@ -46,6 +46,7 @@ export class FailureLimiter {
    * the window), or 0 when it may now.
    */
   retryAfter(address: string | null): number {
+    if (this.#failures.size === 0) return 0; // the usual case: no address to key
     const times = this.#failures.get(rateLimitKey(address));
     if (!times || times.length < this.max) return 0;
     return Math.max(0, times[0] + this.windowMs - this.now());

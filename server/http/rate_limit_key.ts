@@ -23,10 +23,9 @@ function dotted(value: number): string {
  * last two groups), or null when the text is no IPv6 address.
  */
 function ipv6Groups(text: string): number[] | null {
-  let tail32: number | null = null;
   const lastColon = text.lastIndexOf(":");
   if (text.includes(".", lastColon)) {
-    tail32 = ipv4Value(text.slice(lastColon + 1));
+    const tail32 = ipv4Value(text.slice(lastColon + 1));
     if (tail32 === null) return null;
     text = `${text.slice(0, lastColon + 1)}${Math.floor(tail32 / 65536).toString(16)}:${
       (tail32 % 65536).toString(16)
@@ -75,7 +74,7 @@ export function rateLimitKey(address: string | null): string {
   const bracketed = text.match(/^\[([^\]]+)\](?::\d+)?$/);
   if (bracketed) text = bracketed[1];
   text = text.replace(/%.*$/, ""); // an IPv6 zone (fe80::1%eth0) names the server's interface
-  const v4 = text.match(/^((?:\d{1,3}\.){3}\d{1,3})(?::\d{1,5})?$/);
+  const v4 = text.match(/^([\d.]+)(?::\d{1,5})?$/); // a proxy may write the port after it
   if (v4 && ipv4Value(v4[1]) !== null) return v4[1];
   const groups = text.includes(":") ? ipv6Groups(text) : null;
   if (!groups) return text || "unknown";

@@ -1,7 +1,8 @@
 /** Starts the service on a test database, in process, for app.request() tests. */
 import { type Service, type StartOptions, startService } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
-import type { Backend, TestDatabase } from "./db.ts";
+import { type Backend, pglite, type TestDatabase } from "./db.ts";
+import { sharedFixture } from "./shared.ts";
 
 /** Credentials of the admin client every test service has. */
 export const ADMIN_CLIENT = {
@@ -81,4 +82,20 @@ export async function startTestService(
       });
     },
   };
+}
+
+/**
+ * The file's shared embedded service whose failed launches and OAuth requests are limited to
+ * `limit` a minute per address, behind a trusted proxy (X-Forwarded-For names the client).
+ */
+export function failureLimitedService(limit: number): () => Promise<TestService> {
+  return sharedFixture(
+    () =>
+      startTestService(pglite, {
+        LAUNCH_FAILURES_PER_MINUTE: String(limit),
+        TOKEN_FAILURES_PER_MINUTE: String(limit),
+        TRUST_PROXY: "true",
+      }),
+    (svc: TestService) => svc.close(),
+  );
 }

@@ -5,9 +5,8 @@
  * counted once; another /64 is not affected. An IPv4 address with a proxy's port is itself.
  */
 import assert from "node:assert/strict";
-import { pglite } from "../../helpers/db.ts";
-import { ADMIN_CLIENT, startTestService, type TestService } from "../../helpers/service.ts";
-import { sharedFixture, uniqueId } from "../../helpers/shared.ts";
+import { ADMIN_CLIENT, failureLimitedService } from "../../helpers/service.ts";
+import { uniqueId } from "../../helpers/shared.ts";
 import { postSignIn } from "../../helpers/sign_in.ts";
 import { networkKey, rateLimitKey } from "../../../server/http/rate_limit_key.ts";
 import {
@@ -111,15 +110,7 @@ Deno.test("failure limiter: only the last failures are kept, the wait is exact",
   assert.equal(wide.kept.addresses, wide.capacity);
 });
 
-const service = sharedFixture(
-  () =>
-    startTestService(pglite, {
-      LAUNCH_FAILURES_PER_MINUTE: String(LIMIT),
-      TOKEN_FAILURES_PER_MINUTE: String(LIMIT),
-      TRUST_PROXY: "true",
-    }),
-  (svc: TestService) => svc.close(),
-);
+const service = failureLimitedService(LIMIT);
 
 let networks = 0;
 /** A /64 no other test uses, and the i-th address in it. */

@@ -3,22 +3,12 @@
  * user agents are truncated, and failed launches and token requests are rate-limited per address.
  */
 import assert from "node:assert/strict";
-import { pglite } from "../../helpers/db.ts";
-import { startTestService, type TestService } from "../../helpers/service.ts";
-import { sharedFixture } from "../../helpers/shared.ts";
+import { failureLimitedService, type TestService } from "../../helpers/service.ts";
 import { createTestApp, signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 
 const LIMIT = 3;
-const service = sharedFixture(
-  () =>
-    startTestService(pglite, {
-      LAUNCH_FAILURES_PER_MINUTE: String(LIMIT),
-      TOKEN_FAILURES_PER_MINUTE: String(LIMIT),
-      TRUST_PROXY: "true",
-    }),
-  (svc: TestService) => svc.close(),
-);
+const service = failureLimitedService(LIMIT);
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 async function launches(svc: TestService): Promise<number> {
