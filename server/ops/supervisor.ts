@@ -3,7 +3,10 @@
  * on one address with SO_REUSEPORT (the kernel spreads connections among them). It forwards
  * SIGTERM and SIGINT to them, each drains and stops on its own (server/ops/shutdown.ts), and it
  * exits when they have all stopped: 0 when every one exited 0. A process that dies after running
- * 10 s is replaced; one that dies sooner failed to start, and then all stop (exit 1).
+ * 10 s is replaced; one that dies sooner failed to start, and then all stop (exit 1). The
+ * processes share DATABASE_POOL_SIZE (poolShares): the service opens as many connections to
+ * PostgreSQL on all cores as in one process, where more connections doing launches at once cost
+ * PostgreSQL more CPU per launch (docs/operations.md#all-cores).
  */
 import type { Config } from "../config.ts";
 import { log } from "../log.ts";
@@ -29,19 +32,33 @@ export const PROCESS_ARGS = [
 /** A process that dies after running this long is replaced; sooner, it failed to start. */
 const STARTED_MS = 10_000;
 
+/**
+ * Each process's share of `total` connections, as even as can be (10 on 3 processes: 4, 3, 3),
+ * never fewer than one: with fewer connections than processes, each opens one.
+ */
+export function poolShares(total: number, count: number): number[] {
+  const each = Math.floor(total / count);
+  return Array.from({ length: count }, (_, i) => Math.max(1, each + (i < total % count ? 1 : 0)));
+}
+
 /** Runs `count` processes of the service on `config`'s address until SIGTERM or SIGINT. */
 export function supervise(config: Config, count: number): void {
   const env = { ...Deno.env.toObject(), HOST: config.host, PORT: String(config.port) };
   const running = new Set<Deno.ChildProcess>();
   let stopping = false;
   let failed = false;
+  const shares = poolShares(config.databasePoolSize, count);
 
-  function spawn(): void {
+  /** Starts process `slot` (0 to count - 1), with that slot's share of the pool. */
+  function spawn(slot: number): void {
     if (stopping) return;
     const started = performance.now();
     // stdin stays open and unused: a process whose stdin ends knows its supervisor is gone.
-    const child = new Deno.Command(Deno.execPath(), { args: PROCESS_ARGS, env, stdin: "piped" })
-      .spawn();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: PROCESS_ARGS,
+      env: { ...env, DATABASE_POOL_SIZE: String(shares[slot]) },
+      stdin: "piped",
+    }).spawn();
     running.add(child);
     child.status.then(({ code, signal }) => {
       running.delete(child);
@@ -53,7 +70,7 @@ export function supervise(config: Config, count: number): void {
       const ranMs = Math.round(performance.now() - started);
       if (ranMs >= STARTED_MS) {
         log.error("serve: a process exited; starting another", { pid: child.pid, code, signal });
-        setTimeout(spawn, 1_000);
+        setTimeout(() => spawn(slot), 1_000);
       } else {
         log.error("serve: a process failed to start; stopping", { pid: child.pid, code, ranMs });
         failed = true;
@@ -85,6 +102,13 @@ export function supervise(config: Config, count: number): void {
   log.info("serve: starting processes", {
     processes: count,
     url: `http://${config.host}:${config.port}`,
+    databaseConnections: shares,
   });
-  for (let i = 0; i < count; i++) spawn();
+  if (config.databasePoolSize < count) {
+    log.warn("serve: DATABASE_POOL_SIZE is less than the processes; each opens one connection", {
+      databasePoolSize: config.databasePoolSize,
+      processes: count,
+    });
+  }
+  for (let slot = 0; slot < count; slot++) spawn(slot);
 }

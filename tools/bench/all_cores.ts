@@ -1,8 +1,9 @@
 /**
  * The all-cores variant: `deno task serve` (one server/main.ts per core, with the start task's
- * heap caps) on the bench database, loaded with the launch and REST runs; then once more with one
- * process's pool split between the processes (as many database connections as the single process
- * had), to tell the processes' cost from the connections'.
+ * heap caps) on the bench database, loaded with the launch and REST runs: `serve` shares the single
+ * process's pool among its processes (server/ops/supervisor.ts poolShares). Then once more with a
+ * whole pool in each process (what `serve` opened before it shared them), to tell the processes'
+ * cost from the connections'.
  */
 import type { WrkResult } from "./wrk.ts";
 import { freePort, peakRssTree, spawn, stop, treePids, waitFor } from "./processes.ts";
@@ -16,7 +17,7 @@ export interface AllCoresSetup {
   cores: number;
   launchPath: string;
   sessionPath: string;
-  scripts: { launch: string; split: string; session: string };
+  scripts: { launch: string; whole: string; session: string };
   /** Runs before each case (VACUUM ANALYZE and a checkpoint). */
   before: () => Promise<void>;
   /** wrk: name, URL, connections, script, the server processes' pids. */
@@ -25,7 +26,7 @@ export interface AllCoresSetup {
   >;
 }
 
-/** Launch, GET one, and launch with the pool split; and the processes' peak RSS together. */
+/** Launch, GET one, and launch with a whole pool each; and the processes' peak RSS together. */
 export async function allCoresCases(
   s: AllCoresSetup,
 ): Promise<{ multi: WrkResult[]; rss: number }> {
@@ -55,22 +56,21 @@ export async function allCoresCases(
   } finally {
     await stop(parallel);
   }
-  const perProcess = Math.max(1, Math.floor(s.poolSize / s.cores));
-  const split = serve({ ...s.env, DATABASE_POOL_SIZE: String(perProcess) });
+  const whole = serve({ ...s.env, DATABASE_POOL_SIZE: String(s.poolSize * s.cores) });
   try {
     await waitFor(`${base}/readyz`);
     await s.before();
     multi.push(
       await s.wrk(
-        `launch, all cores, ${perProcess} connections each`,
+        `launch, all cores, ${s.poolSize} connections each`,
         `${base}${s.launchPath}`,
         64,
-        s.scripts.split,
-        await treePids(split),
+        s.scripts.whole,
+        await treePids(whole),
       ),
     );
   } finally {
-    await stop(split);
+    await stop(whole);
   }
   return { multi, rss };
 }

@@ -133,7 +133,7 @@ try {
 
   const countedLaunches = 200;
   const runs = [
-    ...["counted", "warmUp", "launch16", "launch64", "launchAll", "launchSplit"],
+    ...["counted", "warmUp", "launch16", "launch64", "launchAll", "launchWhole"],
     ...["warmObs", "launchObs0", "launchObs1", "warm3", "launch3", "pairAll", "pairObs0"],
     ...["pairObs1", "pair3", "launchOwn"],
   ];
@@ -268,7 +268,7 @@ try {
     cores,
     launchPath,
     sessionPath,
-    scripts: { launch: launchLua.launchAll, split: launchLua.launchSplit, session: sessionLua },
+    scripts: { launch: launchLua.launchAll, whole: launchLua.launchWhole, session: sessionLua },
     before: () => maintain(bench),
     wrk,
   });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { postgresBackend, TEST_DATABASE_URL } from "../../helpers/db.ts";
 import { FLAGS, freePort } from "../../helpers/process.ts";
-import { PROCESS_ARGS } from "../../../server/ops/supervisor.ts";
+import { poolShares, PROCESS_ARGS } from "../../../server/ops/supervisor.ts";
 import { RawConnection } from "../../helpers/raw_http.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
 import { prepareDatabase } from "./fixture.ts";
@@ -40,6 +40,29 @@ Deno.test("deno task serve: its processes run with deno task start's permissions
   assert.ok(PROCESS_ARGS.includes("--unstable-net"), "reusePort needs it");
 });
 
+Deno.test("deno task serve: the processes share DATABASE_POOL_SIZE, one connection at least", () => {
+  assert.deepEqual(poolShares(10, 1), [10]);
+  assert.deepEqual(poolShares(10, 2), [5, 5]);
+  assert.deepEqual(poolShares(10, 3), [4, 3, 3]);
+  assert.deepEqual(poolShares(7, 4), [2, 2, 2, 1]);
+  assert.deepEqual(poolShares(4, 4), [1, 1, 1, 1]);
+  assert.deepEqual(poolShares(2, 4), [1, 1, 1, 1]);
+  for (let total = 1; total <= 40; total++) {
+    for (let count = 1; count <= total; count++) {
+      const shares = poolShares(total, count);
+      assert.equal(shares.reduce((a, b) => a + b), total, `${total} on ${count}`);
+      assert.ok(Math.max(...shares) - Math.min(...shares) <= 1, `${total} on ${count}`);
+    }
+  }
+});
+
+/** The value of the gauge `name` in the Prometheus text `text`. */
+function gauge(text: string, name: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  assert.ok(line, `${name} in /metrics`);
+  return Number(line.split(" ")[1]);
+}
+
 Deno.test({
   name: "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
   ignore: !TEST_DATABASE_URL,
@@ -49,6 +72,7 @@ Deno.test({
     const db = await prepareDatabase(postgresBackend);
     const port = freePort();
     const envPort = freePort();
+    const metricsPort = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["task", "serve", "--host", "127.0.0.1", "--port", String(port), "--processes", "2"],
       cwd: ROOT,
@@ -62,6 +86,9 @@ Deno.test({
         LOG_LEVEL: "info",
         SHUTDOWN_DRAIN_MS: "1000",
         SHUTDOWN_TIMEOUT_MS: "6000",
+        // Shared by the two processes: 4 and 3 connections, each process's /metrics says.
+        DATABASE_POOL_SIZE: "7",
+        METRICS_PORT: String(metricsPort),
       },
       clearEnv: true,
       stdout: "piped",
@@ -86,6 +113,16 @@ Deno.test({
       assert.ok(await refuses("127.0.0.2", port), "not bound beyond 127.0.0.1");
       assert.ok(await refuses("127.0.0.1", envPort), "PORT lost to --port");
       assert.ok(await refuses("127.0.0.2", envPort), "HOST lost to --host");
+      const pools: number[] = [];
+      for (const at of [metricsPort, metricsPort + 1]) {
+        const res = await fetch(`http://127.0.0.1:${at}/metrics`);
+        pools.push(gauge(await res.text(), "portal_db_pool_size"));
+      }
+      assert.deepEqual(pools.sort(), [3, 4]);
+      const starting = lines().map((l) => JSON.parse(l)).find((r) =>
+        r.msg === "serve: starting processes"
+      );
+      assert.deepEqual(starting?.databaseConnections, [4, 3]);
       const signalled = performance.now();
       child.kill("SIGTERM");
       const draining = await waitUntil(
