@@ -31,13 +31,14 @@ import { countRoundTrips } from "./round_trips.ts";
 import { checkInputsSufficed, prepareDatabaseLimit } from "./database_limit.ts";
 import { observabilityCases } from "./observability.ts";
 import { startScaledOut } from "./scale_out.ts";
-import { report } from "./report.ts";
+import { report, residentText } from "./report.ts";
 import { remoteBench } from "./remote.ts";
 import {
   freePort,
   peakRss,
   peakRssTree,
   requireTools,
+  rssParts,
   spawn as spawnIn,
   stop,
   treePids,
@@ -107,6 +108,7 @@ try {
   children.push(hello);
   await waitFor(`http://127.0.0.1:${helloPort}/`);
   const helloResult = await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64);
+  const helloRss = { peak: await peakRss(hello), ...await rssParts(hello) };
   await stop(hello);
 
   // The CRM's callback receiver (counts deliveries by webhook-id).
@@ -177,12 +179,15 @@ try {
   // when the measured runs start (PostgreSQL plans for the tables as they are then).
   await runWrk(quick ? 2 : 5, "warm-up launches", launchUrl, 16, launchLua.warmUp);
   const pid = server.pid;
-  // Peak memory after each case (which one sets it; after GET one: the "off" of observability).
+  // Peak memory after each case (which one sets it; after GET one: the "off" of observability),
+  // and what is resident at its end: mapped from files (code) and anonymous (heaps).
   const peaks = new Map<string, number>();
+  const parts = new Map<string, { file: number; anon: number }>();
   const measured = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     await maintain(bench);
     const result = await run();
     peaks.set(label, await peakRss(server));
+    parts.set(label, await rssParts(server));
     return result;
   };
   const single: WrkResult[] = [];
@@ -367,6 +372,7 @@ try {
   notes.unshift(
     `Launches recorded: ${launches} ok, ${failed} refused (refusals would show as non-2xx).`,
     `Peak RSS (VmHWM) of the single process after each case, MB: ${peakText}.`,
+    residentText(parts.get("GET one"), helloRss),
   );
   const [{ autovacuum }] = await admin`select current_setting('autovacuum') as autovacuum`;
   notes.push(
@@ -374,19 +380,8 @@ try {
       `tables before each run (autovacuum on this server: ${autovacuum}), then a CHECKPOINT.`,
   );
   const [{ version }] = await admin`select current_setting('server_version') as version`;
-  await writeResults(
-    root,
-    {
-      quick,
-      seconds,
-      postgresVersion: version,
-      data: DATA,
-      launchesPerRun: PER_RUN,
-    },
-    rows,
-    notes,
-    verdict,
-  );
+  const facts = { quick, seconds, postgresVersion: version, data: DATA, launchesPerRun: PER_RUN };
+  await writeResults(root, facts, rows, notes, verdict);
 } finally {
   for (const cleanup of cleanups) await cleanup().catch(() => {});
   for (const child of children) await stop(child);

@@ -1,5 +1,5 @@
 /** Child processes of the benchmark: tools it needs, ports, starting, waiting, stopping. */
-import { parsePeakRssMb } from "./system.ts";
+import { parsePeakRssMb, parseRssPartsMb } from "./system.ts";
 
 /** True when `command` runs (exit code 0 or 1 to --version). */
 export async function have(command: string, args = ["--version"]): Promise<boolean> {
@@ -76,6 +76,11 @@ export async function stop(child: Deno.ChildProcess): Promise<void> {
 /** Peak resident memory (VmHWM) of a running child, in MB. */
 export async function peakRss(child: Deno.ChildProcess): Promise<number> {
   return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
+}
+
+/** Resident memory of a running child now, in MB: mapped from files (code), and anonymous. */
+export async function rssParts(child: Deno.ChildProcess): Promise<{ file: number; anon: number }> {
+  return parseRssPartsMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
 }
 
 /** The sum of the peak resident memory of a running child and of its own children, in MB. */

@@ -239,3 +239,15 @@ export function report(m: Measured): { rows: TableRow[]; notes: string[]; verdic
   };
   return { rows, notes, verdict: verdictLines(figures) };
 }
+
+/** What the peak RSS is made of: the service's resident memory after GET one, and hello-world's. */
+export function residentText(
+  service: { file: number; anon: number } | undefined,
+  hello: { peak: number; file: number; anon: number },
+): string {
+  const mb = (n: number) => n.toFixed(0);
+  return `Resident at the end of GET one, MB: ${
+    service ? `${mb(service.file)} mapped from files, ${mb(service.anon)} anonymous` : "n/a"
+  } (files: the deno binary's code and V8's code cache; anonymous: V8's heap and malloc's). ` +
+    `Hello-world on the same Deno: peak ${mb(hello.peak)} MB, ${mb(hello.file)} from files.`;
+}

@@ -24,6 +24,16 @@ export function parsePeakRssMb(status: string): number {
   return Number(m[1]) / 1024;
 }
 
+/** Resident memory now in MB from /proc/<pid>/status: mapped from files, and anonymous. */
+export function parseRssPartsMb(status: string): { file: number; anon: number } {
+  const kb = (name: string) => {
+    const m = status.match(new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, "m"));
+    if (!m) throw new Error(`no ${name} line in /proc/<pid>/status`);
+    return Number(m[1]) / 1024;
+  };
+  return { file: kb("RssFile"), anon: kb("RssAnon") };
+}
+
 /** A ratio as text, e.g. `0.83 × pgbench TPC-B`, with a ✔/✘ against a target when given. */
 export function ratioText(value: number, base: number, label: string, target?: number): string {
   const r = value / base;

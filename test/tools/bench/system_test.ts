@@ -6,6 +6,7 @@ import {
   parseMachineCpu,
   parsePeakRssMb,
   parsePgbench,
+  parseRssPartsMb,
   processCpuSeconds,
   ratioText,
 } from "../../../tools/bench/system.ts";
@@ -31,6 +32,13 @@ Deno.test("parsePgbench reads tps and average latency", () => {
     latencyAvgMs: 25.6,
   });
   assert.throws(() => parsePgbench("connection refused", "x", 1), /cannot parse pgbench/);
+});
+
+Deno.test("parseRssPartsMb reads RssFile and RssAnon in MB", () => {
+  const status = "VmHWM:\t  153600 kB\nRssAnon:\t   81920 kB\nRssFile:\t   54272 kB\n" +
+    "RssShmem:\t       0 kB\n";
+  assert.deepEqual(parseRssPartsMb(status), { file: 53, anon: 80 });
+  assert.throws(() => parseRssPartsMb("VmHWM:\t 1 kB\n"), /RssFile/);
 });
 
 Deno.test("parsePeakRssMb reads VmHWM in MB", () => {
