@@ -59,6 +59,11 @@ export function supervise(config: Config, count: number): void {
       env: { ...env, DATABASE_POOL_SIZE: String(shares[slot]) },
       stdin: "piped",
     }).spawn();
+    log.info("serve: process started", {
+      pid: child.pid,
+      slot,
+      databaseConnections: shares[slot],
+    });
     running.add(child);
     child.status.then(({ code, signal }) => {
       running.delete(child);

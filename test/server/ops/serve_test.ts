@@ -63,6 +63,50 @@ function gauge(text: string, name: string): number {
   return Number(line.split(" ")[1]);
 }
 
+/** `portal_db_pool_size` of the /metrics of `count` processes from port `first` up, sorted. */
+async function poolSizes(first: number, count: number): Promise<number[]> {
+  const sizes: number[] = [];
+  for (let at = first; at < first + count; at++) {
+    const res = await fetch(`http://127.0.0.1:${at}/metrics`);
+    sizes.push(gauge(await res.text(), "portal_db_pool_size"));
+  }
+  return sizes.sort((a, b) => a - b);
+}
+
+/** A child's stdout and stderr, gathered as they come; `done` once both have ended. */
+function collect(child: Deno.ChildProcess) {
+  const text = { stdout: "", stderr: "" };
+  const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof text) => {
+    const decoder = new TextDecoder();
+    for await (const c of stream) text[key] += decoder.decode(c, { stream: true });
+  };
+  return { text, done: Promise.all([pump(child.stdout, "stdout"), pump(child.stderr, "stderr")]) };
+}
+
+/** server/serve.ts run directly (its children are the processes) on `dbEnv`, with `env` added. */
+function runServe(
+  dbEnv: Record<string, string>,
+  port: number,
+  env: Record<string, string>,
+  output: "piped" | "quiet",
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts"],
+    cwd: ROOT,
+    env: {
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...dbEnv,
+      PORT: String(port),
+      SHUTDOWN_DRAIN_MS: "200",
+      SHUTDOWN_TIMEOUT_MS: "3000",
+      ...env,
+    },
+    clearEnv: true,
+    stdout: output === "piped" ? "piped" : "null",
+    stderr: output === "piped" ? "piped" : "inherit",
+  }).spawn();
+}
+
 Deno.test({
   name: "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
   ignore: !TEST_DATABASE_URL,
@@ -94,18 +138,8 @@ Deno.test({
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    let stdout = "";
-    let stderr = "";
-    const decoder = new TextDecoder();
-    const pumped = Promise.all([
-      (async () => {
-        for await (const c of child.stdout) stdout += decoder.decode(c, { stream: true });
-      })(),
-      (async () => {
-        for await (const c of child.stderr) stderr += decoder.decode(c, { stream: true });
-      })(),
-    ]);
-    const lines = () => stdout.split("\n").filter((line) => line);
+    const { text, done: pumped } = collect(child);
+    const lines = () => text.stdout.split("\n").filter((line) => line);
     const count = (msg: string) => lines().filter((l) => l.includes(`"msg":"${msg}"`)).length;
     try {
       await waitUntil(() => count("listening") === 2, "two processes listening", 60_000);
@@ -113,12 +147,7 @@ Deno.test({
       assert.ok(await refuses("127.0.0.2", port), "not bound beyond 127.0.0.1");
       assert.ok(await refuses("127.0.0.1", envPort), "PORT lost to --port");
       assert.ok(await refuses("127.0.0.2", envPort), "HOST lost to --host");
-      const pools: number[] = [];
-      for (const at of [metricsPort, metricsPort + 1]) {
-        const res = await fetch(`http://127.0.0.1:${at}/metrics`);
-        pools.push(gauge(await res.text(), "portal_db_pool_size"));
-      }
-      assert.deepEqual(pools.sort(), [3, 4]);
+      assert.deepEqual(await poolSizes(metricsPort, 2), [3, 4]);
       const starting = lines().map((l) => JSON.parse(l)).find((r) =>
         r.msg === "serve: starting processes"
       );
@@ -136,7 +165,7 @@ Deno.test({
       assert.deepEqual(JSON.parse(draining.body), { status: "draining" });
       const { code } = await child.status;
       const ms = performance.now() - signalled;
-      assert.equal(code, 0, stderr);
+      assert.equal(code, 0, text.stderr);
       assert.ok(ms >= 1_000 && ms < 6_000, `stopped after ${Math.round(ms)} ms`);
       await pumped;
       for (const line of lines()) {
@@ -146,7 +175,7 @@ Deno.test({
       assert.equal(count("stopped"), 2);
       assert.ok(count("request") >= 7, "request lines");
     } catch (err) {
-      console.error(stdout, stderr);
+      console.error(text.stdout, text.stderr);
       throw err;
     } finally {
       // After a failure: SIGTERM, which `deno task` passes on (a SIGKILL would orphan serve.ts).
@@ -184,21 +213,7 @@ Deno.test({
   async fn() {
     const db = await prepareDatabase(postgresBackend);
     const port = freePort();
-    const supervisor = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts"],
-      cwd: ROOT,
-      env: {
-        HOME: Deno.env.get("HOME") ?? "/tmp",
-        ...db.env,
-        PORT: String(port),
-        LOG_LEVEL: "error",
-        SHUTDOWN_DRAIN_MS: "200",
-        SHUTDOWN_TIMEOUT_MS: "3000",
-      },
-      clearEnv: true,
-      stdout: "null",
-      stderr: "inherit",
-    }).spawn();
+    const supervisor = runServe(db.env, port, { LOG_LEVEL: "error" }, "quiet");
     let pids: number[] = [];
     try {
       await waitUntil(
@@ -228,6 +243,57 @@ Deno.test({
         supervisor.kill("SIGKILL");
       } catch { /* gone */ }
       await supervisor.status;
+      await db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "deno task serve: a process that dies is replaced with its slot's share of the pool",
+  ignore: !TEST_DATABASE_URL,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await prepareDatabase(postgresBackend);
+    const port = freePort();
+    const metricsPort = freePort();
+    const supervisor = runServe(
+      db.env,
+      port,
+      { LOG_LEVEL: "info", DATABASE_POOL_SIZE: "7", METRICS_PORT: String(metricsPort) },
+      "piped",
+    );
+    const started = performance.now();
+    const { text, done: pumped } = collect(supervisor);
+    // Info records go to stdout, errors (a process exited) to stderr; whole lines only.
+    const whole = (t: string) => t.split("\n").slice(0, -1).filter((l) => l.startsWith("{"));
+    const records = () => [...whole(text.stdout), ...whole(text.stderr)].map((l) => JSON.parse(l));
+    const named = (msg: string) => records().filter((r) => r.msg === msg);
+    try {
+      await waitUntil(() => named("listening").length === 2, "two processes listening", 60_000);
+      const slotOne = named("serve: process started").find((r) => r.slot === 1);
+      assert.equal(slotOne?.databaseConnections, 3);
+      // The supervisor replaces a process that ran 10 s (server/ops/supervisor.ts STARTED_MS);
+      // one that dies sooner failed to start, and stops them all.
+      await new Promise((r) => setTimeout(r, Math.max(0, 10_500 - (performance.now() - started))));
+      Deno.kill(slotOne.pid, "SIGKILL");
+      await waitUntil(() => named("listening").length === 3, "the replacement listening", 30_000);
+      const replacement = named("serve: process started").filter((r) => r.slot === 1)[1];
+      assert.equal(replacement?.databaseConnections, 3);
+      assert.notEqual(replacement.pid, slotOne.pid);
+      assert.deepEqual(await poolSizes(metricsPort, 2), [3, 4]);
+      assert.equal(named("serve: a process exited; starting another").length, 1);
+      supervisor.kill("SIGTERM");
+      assert.equal((await supervisor.status).code, 0, text.stderr);
+    } catch (err) {
+      console.error(text.stdout, text.stderr);
+      throw err;
+    } finally {
+      try {
+        supervisor.kill("SIGKILL");
+      } catch { /* exited */ }
+      await supervisor.status;
+      await pumped;
       await db.close();
     }
   },
