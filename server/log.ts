@@ -14,6 +14,11 @@ export function setLogLevel(level: Level): void {
   threshold = ORDER[level];
 }
 
+/** True when records of `level` are written: a caller can skip building a dropped record. */
+export function logs(level: Exclude<Level, "silent">): boolean {
+  return ORDER[level] >= threshold;
+}
+
 /** One log line: the JSON record of `msg` and `fields`. */
 export function logLine(
   level: Exclude<Level, "silent">,
@@ -29,8 +34,7 @@ function emit(level: Exclude<Level, "silent">, line: string): void {
 }
 
 function write(level: Exclude<Level, "silent">, msg: string, fields?: Record<string, unknown>) {
-  if (ORDER[level] < threshold) return;
-  emit(level, logLine(level, msg, fields));
+  if (logs(level)) emit(level, logLine(level, msg, fields));
 }
 
 /** The service logger. */

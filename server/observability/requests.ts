@@ -12,7 +12,7 @@ import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { redactPath } from "../http/redact.ts";
 import { LAUNCH_ROUTE } from "../launch/contract.ts";
-import { log } from "../log.ts";
+import { log, logs } from "../log.ts";
 import {
   httpDuration,
   httpRequests,
@@ -81,15 +81,18 @@ export function observeRequests(config: Pick<Config, "portalPrefix">): Middlewar
     const route = answeringRoute(c, code);
     const launchId = c.get("launchId");
     nameServerSpan(method, route);
-    log.info("request", {
-      method,
-      path: redactPath(c.req.path),
-      status,
-      ms: Math.round(seconds * 10_000) / 10,
-      requestId: c.get("requestId"),
-      ...(launchId !== undefined ? { launchId } : {}),
-      ...(code ? { code } : {}),
-    });
+    // The line's fields are built only when info records are written (LOG_LEVEL).
+    if (logs("info")) {
+      log.info("request", {
+        method,
+        path: redactPath(c.req.path),
+        status,
+        ms: Math.round(seconds * 10_000) / 10,
+        requestId: c.get("requestId"),
+        ...(launchId !== undefined ? { launchId } : {}),
+        ...(code ? { code } : {}),
+      });
+    }
     const label = route ?? UNMATCHED;
     httpRequests.add({ method, route: label, status: String(status) });
     httpDuration.record({ method, route: label }, seconds);
