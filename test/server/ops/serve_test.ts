@@ -83,15 +83,22 @@ function collect(child: Deno.ChildProcess) {
   return { text, done: Promise.all([pump(child.stdout, "stdout"), pump(child.stderr, "stderr")]) };
 }
 
+/** The JSON records among the whole lines of `text` (a line still being written is left out). */
+// deno-lint-ignore no-explicit-any
+function jsonRecords(text: string): Record<string, any>[] {
+  return text.split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+}
+
 /** server/serve.ts run directly (its children are the processes) on `dbEnv`, with `env` added. */
 function runServe(
   dbEnv: Record<string, string>,
   port: number,
   env: Record<string, string>,
   output: "piped" | "quiet",
+  flags: string[] = [],
 ): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts"],
+    args: ["run", "--allow-env", "--allow-read", "--allow-run", "server/serve.ts", ...flags],
     cwd: ROOT,
     env: {
       HOME: Deno.env.get("HOME") ?? "/tmp",
@@ -265,9 +272,8 @@ Deno.test({
     );
     const started = performance.now();
     const { text, done: pumped } = collect(supervisor);
-    // Info records go to stdout, errors (a process exited) to stderr; whole lines only.
-    const whole = (t: string) => t.split("\n").slice(0, -1).filter((l) => l.startsWith("{"));
-    const records = () => [...whole(text.stdout), ...whole(text.stderr)].map((l) => JSON.parse(l));
+    // Info records go to stdout, errors (a process exited) to stderr.
+    const records = () => [...jsonRecords(text.stdout), ...jsonRecords(text.stderr)];
     const named = (msg: string) => records().filter((r) => r.msg === msg);
     try {
       await waitUntil(() => named("listening").length === 2, "two processes listening", 60_000);
@@ -294,6 +300,55 @@ Deno.test({
       } catch { /* exited */ }
       await supervisor.status;
       await pumped;
+      await db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "deno task serve: a pool smaller than the processes gives each one connection, and says so",
+  ignore: !TEST_DATABASE_URL,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await prepareDatabase(postgresBackend);
+    const serve = runServe(
+      db.env,
+      freePort(),
+      { LOG_LEVEL: "info", DATABASE_POOL_SIZE: "1" },
+      "piped",
+      ["--processes", "2"],
+    );
+    const { text, done } = collect(serve);
+    const records = () => jsonRecords(text.stdout);
+    try {
+      const count = 2;
+      await waitUntil(
+        () => records().filter((r) => r.msg === "listening").length === count,
+        "every process listening",
+        60_000,
+      );
+      const warning = records().find((r) => r.level === "warn" && r.msg.startsWith("serve:"));
+      assert.deepEqual(
+        { ...warning, time: undefined },
+        {
+          time: undefined,
+          level: "warn",
+          msg: "serve: DATABASE_POOL_SIZE is less than the processes; each opens one connection",
+          databasePoolSize: 1,
+          processes: count,
+        },
+      );
+      const shares = records().filter((r) => r.msg === "serve: process started");
+      assert.deepEqual(shares.map((r) => r.databaseConnections), Array(count).fill(1));
+      serve.kill("SIGTERM");
+      assert.equal((await serve.status).code, 0, text.stderr);
+    } finally {
+      try {
+        serve.kill("SIGKILL");
+      } catch { /* exited */ }
+      await serve.status;
+      await done;
       await db.close();
     }
   },
