@@ -56,8 +56,8 @@ export interface ReservedSignIn {
   limits: SignInLimits;
   byAddress: Reservation;
   byAccount: Reservation;
-  /** The account's attempt counted for its IPv6 /48 (null for IPv4). */
-  byNetwork: Reservation | null;
+  /** The account's attempt counted for its IPv6 /48, and that /48's key (null for IPv4). */
+  byNetwork: { address: string; reservation: Reservation } | null;
 }
 
 function policy(limits: SignInLimits, free: number): AttemptPolicy {
@@ -134,7 +134,7 @@ export async function reserveSignIn(
       await signInFaulted(sql, reserved); // no password is checked: both given back
       return { waitMs: byNetwork.waitMs, reserved: null };
     }
-    reserved.byNetwork = byNetwork.reservation;
+    reserved.byNetwork = { address: network, reservation: byNetwork.reservation };
   }
   return { waitMs: 0, reserved };
 }
@@ -145,10 +145,10 @@ function networkPolicy(limits: SignInLimits): AttemptPolicy {
 
 /** Gives back the account's attempt counted for its /48, when there is one. */
 async function giveBackNetwork(sql: Sql, reserved: ReservedSignIn): Promise<void> {
-  const network = networkKey(reserved.address);
-  if (!network || !reserved.byNetwork) return;
-  const key = { account: reserved.account, address: network };
-  await giveBack(sql, key, reserved.byNetwork, networkPolicy(reserved.limits));
+  if (!reserved.byNetwork) return;
+  const { address, reservation } = reserved.byNetwork;
+  const key = { account: reserved.account, address };
+  await giveBack(sql, key, reservation, networkPolicy(reserved.limits));
 }
 
 /**

@@ -38,7 +38,7 @@ import {
   peakRss,
   peakRssTree,
   requireTools,
-  rssParts,
+  residentMemory,
   spawn as spawnIn,
   stop,
   treePids,
@@ -108,7 +108,7 @@ try {
   children.push(hello);
   await waitFor(`http://127.0.0.1:${helloPort}/`);
   const helloResult = await wrk("hello-world", `http://127.0.0.1:${helloPort}/`, 64);
-  const helloRss = { peak: await peakRss(hello), ...await rssParts(hello) };
+  const helloRss = await residentMemory(hello);
   await stop(hello);
 
   // The CRM's callback receiver (counts deliveries by webhook-id).
@@ -186,8 +186,9 @@ try {
   const measured = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     await maintain(bench);
     const result = await run();
-    peaks.set(label, await peakRss(server));
-    parts.set(label, await rssParts(server));
+    const memory = await residentMemory(server);
+    peaks.set(label, memory.peak);
+    parts.set(label, memory);
     return result;
   };
   const single: WrkResult[] = [];

@@ -78,9 +78,15 @@ export async function peakRss(child: Deno.ChildProcess): Promise<number> {
   return parsePeakRssMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
 }
 
-/** Resident memory of a running child now, in MB: mapped from files (code), and anonymous. */
-export async function rssParts(child: Deno.ChildProcess): Promise<{ file: number; anon: number }> {
-  return parseRssPartsMb(await Deno.readTextFile(`/proc/${child.pid}/status`));
+/**
+ * A running child's memory in MB, from one read: its peak (VmHWM), and what is resident now,
+ * mapped from files (code) and anonymous.
+ */
+export async function residentMemory(
+  child: Deno.ChildProcess,
+): Promise<{ peak: number; file: number; anon: number }> {
+  const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+  return { peak: parsePeakRssMb(status), ...parseRssPartsMb(status) };
 }
 
 /** The sum of the peak resident memory of a running child and of its own children, in MB. */

@@ -19,19 +19,19 @@ export function parsePgbench(text: string, name: string, clients: number): Pgben
 
 /** Peak resident memory in MB from /proc/<pid>/status (VmHWM). */
 export function parsePeakRssMb(status: string): number {
-  const m = status.match(/^VmHWM:\s+(\d+)\s+kB$/m);
-  if (!m) throw new Error("no VmHWM line in /proc/<pid>/status");
-  return Number(m[1]) / 1024;
+  return statusMb(status, "VmHWM");
 }
 
 /** Resident memory now in MB from /proc/<pid>/status: mapped from files, and anonymous. */
 export function parseRssPartsMb(status: string): { file: number; anon: number } {
-  const kb = (name: string) => {
-    const m = status.match(new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, "m"));
-    if (!m) throw new Error(`no ${name} line in /proc/<pid>/status`);
-    return Number(m[1]) / 1024;
-  };
-  return { file: kb("RssFile"), anon: kb("RssAnon") };
+  return { file: statusMb(status, "RssFile"), anon: statusMb(status, "RssAnon") };
+}
+
+/** The `name:  N kB` line of /proc/<pid>/status, in MB. */
+function statusMb(status: string, name: string): number {
+  const m = status.match(new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, "m"));
+  if (!m) throw new Error(`no ${name} line in /proc/<pid>/status`);
+  return Number(m[1]) / 1024;
 }
 
 /** A ratio as text, e.g. `0.83 × pgbench TPC-B`, with a ✔/✘ against a target when given. */

@@ -8,7 +8,7 @@ import { FLAGS, freePort } from "../../helpers/process.ts";
 import { poolShares, PROCESS_ARGS } from "../../../server/ops/supervisor.ts";
 import { RawConnection } from "../../helpers/raw_http.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
-import { prepareDatabase } from "./fixture.ts";
+import { type Prepared, prepareDatabase } from "./fixture.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -114,13 +114,35 @@ function runServe(
   }).spawn();
 }
 
-Deno.test({
-  name: "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
-  ignore: !TEST_DATABASE_URL,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const db = await prepareDatabase(postgresBackend);
+/** A test of serve on a database of its own (PostgreSQL only: skipped without it). */
+function serveTest(name: string, fn: (db: Prepared) => Promise<void>): void {
+  Deno.test({
+    name,
+    ignore: !TEST_DATABASE_URL,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const db = await prepareDatabase(postgresBackend);
+      try {
+        await fn(db);
+      } finally {
+        await db.close();
+      }
+    },
+  });
+}
+
+/** SIGKILL to `child` unless it has exited; resolves once it has. */
+async function killed(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGKILL");
+  } catch { /* exited */ }
+  await child.status;
+}
+
+serveTest(
+  "deno task serve: --host/--port win, JSON lines only, SIGTERM drains every process",
+  async (db) => {
     const port = freePort();
     const envPort = freePort();
     const metricsPort = freePort();
@@ -192,10 +214,9 @@ Deno.test({
       } catch { /* exited */ }
       await child.status;
       clearTimeout(timer);
-      await db.close();
     }
   },
-});
+);
 
 /** The pids of `pid`'s children. */
 async function childrenOf(pid: number): Promise<number[]> {
@@ -212,13 +233,9 @@ async function gone(pid: number): Promise<boolean> {
   }
 }
 
-Deno.test({
-  name: "deno task serve: its processes stop by themselves when the supervisor is killed",
-  ignore: !TEST_DATABASE_URL,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const db = await prepareDatabase(postgresBackend);
+serveTest(
+  "deno task serve: its processes stop by themselves when the supervisor is killed",
+  async (db) => {
     const port = freePort();
     const supervisor = runServe(db.env, port, { LOG_LEVEL: "error" }, "quiet");
     let pids: number[] = [];
@@ -246,22 +263,14 @@ Deno.test({
           Deno.kill(pid, "SIGKILL");
         } catch { /* gone */ }
       }
-      try {
-        supervisor.kill("SIGKILL");
-      } catch { /* gone */ }
-      await supervisor.status;
-      await db.close();
+      await killed(supervisor);
     }
   },
-});
+);
 
-Deno.test({
-  name: "deno task serve: a process that dies is replaced with its slot's share of the pool",
-  ignore: !TEST_DATABASE_URL,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const db = await prepareDatabase(postgresBackend);
+serveTest(
+  "deno task serve: a process that dies is replaced with its slot's share of the pool",
+  async (db) => {
     const port = freePort();
     const metricsPort = freePort();
     const supervisor = runServe(
@@ -295,23 +304,15 @@ Deno.test({
       console.error(text.stdout, text.stderr);
       throw err;
     } finally {
-      try {
-        supervisor.kill("SIGKILL");
-      } catch { /* exited */ }
-      await supervisor.status;
+      await killed(supervisor);
       await pumped;
-      await db.close();
     }
   },
-});
+);
 
-Deno.test({
-  name: "deno task serve: a pool smaller than the processes gives each one connection, and says so",
-  ignore: !TEST_DATABASE_URL,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const db = await prepareDatabase(postgresBackend);
+serveTest(
+  "deno task serve: a pool smaller than the processes gives each one connection, and says so",
+  async (db) => {
     const serve = runServe(
       db.env,
       freePort(),
@@ -344,12 +345,8 @@ Deno.test({
       serve.kill("SIGTERM");
       assert.equal((await serve.status).code, 0, text.stderr);
     } finally {
-      try {
-        serve.kill("SIGKILL");
-      } catch { /* exited */ }
-      await serve.status;
+      await killed(serve);
       await done;
-      await db.close();
     }
   },
-});
+);
