@@ -193,10 +193,17 @@ export async function recordEnd(
   return row ?? null;
 }
 
+/** What one remote session may store: messages, and bytes of their bodies. */
+export interface SignalLimits {
+  messages: number;
+  bytes: number;
+}
+
 /**
  * Stores one signaling message at the next position (seq) of its remote session; answers the
- * seq. The update of remote_sessions.signal_seq holds that row until this statement commits, so
- * a session's messages commit in seq order (no reader sees seq n + 1 before n). With `notify`,
+ * seq, or null when the message would take the session past `limits` (nothing is stored). The
+ * update of remote_sessions.signal_seq holds that row until this statement commits, so a
+ * session's messages commit in seq order (no reader sees seq n + 1 before n). With `notify`,
  * `NOTIFY remote_signal, '<remote id>:<sender>:<origin>'` in the same statement.
  */
 export async function insertSignal(
@@ -206,11 +213,15 @@ export async function insertSignal(
     sender: "agent" | "customer" | "service";
     body: string;
     notify: string | null;
+    limits: SignalLimits;
   },
-): Promise<number> {
+): Promise<number | null> {
   const [row] = await sql<{ seq: number }[]>`
     with n as (
-      update remote_sessions set signal_seq = signal_seq + 1 where id = ${v.remoteId}
+      update remote_sessions
+      set signal_seq = signal_seq + 1, signal_bytes = signal_bytes + octet_length(${v.body})
+      where id = ${v.remoteId} and signal_seq < ${v.limits.messages}
+        and signal_bytes + octet_length(${v.body}) <= ${v.limits.bytes}
       returning signal_seq
     ), i as (
       insert into remote_signals (remote_id, seq, sender, body)
@@ -223,8 +234,10 @@ export async function insertSignal(
       : sql`, pg_notify('remote_signal', ${`${v.remoteId}:${v.sender}:${v.notify}`})`
   } from i
   `;
-  if (!row) throw new Error(`no remote session ${v.remoteId}`);
-  return Number(row.seq);
+  if (row) return Number(row.seq);
+  const [known] = await sql`select 1 from remote_sessions where id = ${v.remoteId}`;
+  if (!known) throw new Error(`no remote session ${v.remoteId}`);
+  return null;
 }
 
 /** A stored signaling message: its position in its remote session, sender and JSON body. */

@@ -108,9 +108,13 @@ export function jsonResponse<T extends z.ZodType>(
   };
 }
 
-/** An HTML page (with X-Request-Id). */
-export function htmlResponse(description: string) {
-  return { description, headers: headers([]), content: { "text/html": { schema: z.string() } } };
+/** An HTML page (with X-Request-Id and `headerNames`). */
+export function htmlResponse(description: string, headerNames: HeaderName[] = []) {
+  return {
+    description,
+    headers: headers(headerNames),
+    content: { "text/html": { schema: z.string() } },
+  };
 }
 
 /** A response without a body (with X-Request-Id and `headerNames`). */

@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
+import type { Context } from "hono";
 import { adminApiRoutes } from "../admin/api/routes.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -12,9 +13,11 @@ import { documentOAuth } from "../oauth/openapi.ts";
 import { oauthRoutes } from "../oauth/routes.ts";
 import { publicOrigin } from "../http/public_origin.ts";
 import { docsPage } from "./docs_page.tsx";
+import { bodyHash, notModified } from "./etag.ts";
 import { deliveryRoutes } from "./deliveries_routes.ts";
 import { launchLogRoutes } from "./launch_log_routes.ts";
 import {
+  emptyResponse,
   errorResponses,
   htmlResponse,
   jsonResponse,
@@ -25,6 +28,7 @@ import {
 import { agentRoutes, customerRoutes } from "./people_routes.ts";
 import { sessionRoutes } from "./sessions_routes.ts";
 import { remoteApiRoutes } from "./remote_routes.ts";
+import { ConditionalHeaders } from "./schemas.ts";
 
 /** The outline of an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
 const OpenApiDocumentSchema = z.looseObject({
@@ -71,31 +75,59 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   v1.route("/deliveries", deliveryRoutes(deps));
   v1.route("/admin", adminApiRoutes(deps));
 
-  v1.get("/openapi.json", cors({ origin: "*" }), (c) => {
-    return c.json(openApiDocument(v1, publicOrigin(deps.config)));
-  });
+  // The document and the page are built once, at their first request (every route is registered
+  // by then, and none changes while the process runs): building them takes tens of milliseconds
+  // of the event loop, and both routes are public. Clients revalidate with the ETag.
+  type Built = Record<"json" | "html", { text: string; tag: string }>;
+  let built: Built | undefined;
+  const reference = (): Built => {
+    if (!built) {
+      const doc = openApiDocument(v1, publicOrigin(deps.config));
+      const json = JSON.stringify(doc);
+      const html = docsPage(doc);
+      built = {
+        json: { text: json, tag: `"${bodyHash(json)}"` },
+        html: { text: html, tag: `"${bodyHash(html)}"` },
+      };
+    }
+    return built;
+  };
+  const answerReference = (c: Context<AppEnv>, type: "json" | "html") => {
+    const { text, tag } = reference()[type];
+    c.header("ETag", tag);
+    c.header("Cache-Control", "no-cache");
+    if (notModified(c, tag)) return c.body(null, 304);
+    return type === "json"
+      ? c.body(text, 200, { "Content-Type": "application/json" })
+      : c.html(text);
+  };
+  v1.get("/openapi.json", cors({ origin: "*" }), (c) => answerReference(c, "json"));
   v1.openAPIRegistry.registerPath({
     method: "get",
     path: "/openapi.json",
     tags: ["Reference"],
     operationId: "getOpenApiDocument",
     summary: "This OpenAPI 3.1 document",
+    description: "Answers an ETag; send it back in If-None-Match to get 304 when unchanged.",
+    request: { headers: ConditionalHeaders },
     responses: {
-      200: jsonResponse(OpenApiDocumentSchema, "The document (CORS: any origin)"),
+      200: jsonResponse(OpenApiDocumentSchema, "The document (CORS: any origin)", ["ETag"]),
+      304: emptyResponse("Not modified (If-None-Match matched the ETag)", ["ETag"]),
       ...errorResponses(null),
     },
   });
-  v1.get("/docs", (c) => {
-    return c.html(docsPage(openApiDocument(v1, publicOrigin(deps.config))));
-  });
+  v1.get("/docs", (c) => answerReference(c, "html"));
   v1.openAPIRegistry.registerPath({
     method: "get",
     path: "/docs",
     tags: ["Reference"],
     operationId: "getApiReference",
     summary: "The interactive API reference page (HTML, works offline)",
+    description: "Answers an ETag; send it back in If-None-Match to get 304 when unchanged.",
+    request: { headers: ConditionalHeaders },
     responses: {
-      200: htmlResponse("The page"),
+      200: htmlResponse("The page", ["ETag"]),
+      304: emptyResponse("Not modified (If-None-Match matched the ETag)", ["ETag"]),
       ...errorResponses(null),
     },
   });

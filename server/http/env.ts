@@ -13,6 +13,8 @@ export interface AppEnv {
     agent?: Login;
     /** The launch this request made, re-entered or recorded as failed (the request log's). */
     launchId?: number;
+    /** The stored name of the app a launch found (the launch metric's label). */
+    launchAppName?: string;
     /** A launch that re-entered its session (a replay from the browser that made it). */
     launchReentered?: boolean;
     /**

@@ -72,6 +72,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       await deps.launchGate.enter();
       gate.entered = true;
       launchApp = await findApp(deps, appName);
+      c.set("launchAppName", launchApp.appName);
       // The dry run logs no one in; cross-site callers of it are held by its CORS answer.
       if (!dryRun) checkOrigin(deps.config, launchApp, c.req.header("Origin"));
       raw = await readSignedRequest(c);

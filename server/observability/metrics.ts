@@ -10,6 +10,7 @@
  * (`process_resident_memory_bytes`), so stock dashboards and alerts work unchanged.
  */
 import { type Attributes, metrics as otel } from "@opentelemetry/api";
+import { log } from "../log.ts";
 
 const meter = otel.getMeter("portal-launcher");
 
@@ -85,31 +86,93 @@ interface Family {
   render(): Promise<string[]>;
 }
 
+/**
+ * The series one counter or histogram keeps at most. Every label of the service's instruments
+ * comes from a bounded set (a route pattern, a status, an error code, a known app), so this is a
+ * guard against a label that is not, never a limit a working service reaches: past it, a new
+ * label set counts in one series whose labels all read `_overflow` (in /metrics and over OTLP),
+ * and the instrument logs one warning. Memory stays bounded whatever the requests carry.
+ */
+export const MAX_SERIES = 2_000;
+
+/** The label value of the series that holds every label set past MAX_SERIES. */
+export const OVERFLOW = "_overflow";
+
+/** The series of one instrument, keyed by their label values, at most `MAX_SERIES` of them. */
+class SeriesStore<L extends string, S extends { labels: string[] }> {
+  #values = new Map<string, S>();
+  #overflowed = false;
+
+  constructor(
+    private readonly spec: InstrumentSpec<L>,
+    private readonly create: (labels: string[]) => S,
+  ) {}
+
+  /** The series of `labels` (created if new), and the labels to report it under. */
+  find(labels: Labels<L>): { series: S; labels: Labels<L> } {
+    const values = this.spec.labels.map((name) => labels[name]);
+    const key = values.join("\u0001");
+    const series = this.#values.get(key);
+    if (series) return { series, labels };
+    if (this.#values.size < MAX_SERIES - 1) {
+      const created = this.create(values);
+      this.#values.set(key, created);
+      return { series: created, labels };
+    }
+    return this.#overflow();
+  }
+
+  /** The series of `labels`, when it exists. */
+  get(labels: Labels<L>): S | undefined {
+    return this.#values.get(this.spec.labels.map((name) => labels[name]).join("\u0001"));
+  }
+
+  #overflow(): { series: S; labels: Labels<L> } {
+    const values = this.spec.labels.map(() => OVERFLOW);
+    const key = values.join("\u0001");
+    let series = this.#values.get(key);
+    if (!series) {
+      series = this.create(values);
+      this.#values.set(key, series);
+    }
+    if (!this.#overflowed) {
+      this.#overflowed = true;
+      log.warn("metrics: too many label sets; further ones are counted as _overflow", {
+        instrument: this.spec.name,
+        series: MAX_SERIES,
+      });
+    }
+    const labels = Object.fromEntries(this.spec.labels.map((name) => [name, OVERFLOW]));
+    return { series, labels: labels as Labels<L> };
+  }
+
+  values(): IterableIterator<S> {
+    return this.#values.values();
+  }
+}
+
 /** A monotonic counter with labels. */
 export class Counter<L extends string> implements Family {
   readonly prometheusName: string;
-  #values = new Map<string, { labels: string[]; value: number }>();
+  #values: SeriesStore<L, { labels: string[]; value: number }>;
   #otel;
 
   constructor(readonly spec: InstrumentSpec<L>) {
     this.prometheusName = prometheusName(spec, "counter");
+    this.#values = new SeriesStore(spec, (labels) => ({ labels, value: 0 }));
     this.#otel = meter.createCounter(spec.name, { unit: spec.unit, description: spec.help });
   }
 
   /** Adds `value` (default 1) to the series of `labels`. */
   add(labels: Labels<L>, value = 1): void {
-    const values = this.spec.labels.map((name) => labels[name]);
-    const key = values.join("\u0001");
-    const series = this.#values.get(key);
-    if (series) series.value += value;
-    else this.#values.set(key, { labels: values, value });
-    this.#otel.add(value, labels as Attributes);
+    const found = this.#values.find(labels);
+    found.series.value += value;
+    this.#otel.add(value, found.labels as Attributes);
   }
 
   /** The current value of one series (0 when it never moved). */
   value(labels: Labels<L>): number {
-    return this.#values.get(this.spec.labels.map((name) => labels[name]).join("\u0001"))?.value ??
-      0;
+    return this.#values.get(labels)?.value ?? 0;
   }
 
   render(): Promise<string[]> {
@@ -124,11 +187,15 @@ export class Counter<L extends string> implements Family {
 /** A histogram with labels and fixed bucket bounds (the same bounds in both exports). */
 export class Histogram<L extends string> implements Family {
   readonly prometheusName: string;
-  #values = new Map<string, { labels: string[]; counts: number[]; sum: number; count: number }>();
+  #values: SeriesStore<L, { labels: string[]; counts: number[]; sum: number; count: number }>;
   #otel;
 
   constructor(readonly spec: InstrumentSpec<L> & { buckets: readonly number[] }) {
     this.prometheusName = prometheusName(spec, "histogram");
+    this.#values = new SeriesStore(
+      spec,
+      (labels) => ({ labels, counts: spec.buckets.map(() => 0), sum: 0, count: 0 }),
+    );
     this.#otel = meter.createHistogram(spec.name, {
       unit: spec.unit,
       description: spec.help,
@@ -138,18 +205,12 @@ export class Histogram<L extends string> implements Family {
 
   /** Records one measurement in the series of `labels`. */
   record(labels: Labels<L>, value: number): void {
-    const values = this.spec.labels.map((name) => labels[name]);
-    const key = values.join("\u0001");
-    let series = this.#values.get(key);
-    if (!series) {
-      series = { labels: values, counts: this.spec.buckets.map(() => 0), sum: 0, count: 0 };
-      this.#values.set(key, series);
-    }
+    const { series, labels: reported } = this.#values.find(labels);
     const bucket = this.spec.buckets.findIndex((bound) => value <= bound);
     if (bucket >= 0) series.counts[bucket]++;
     series.sum += value;
     series.count++;
-    this.#otel.record(value, labels as Attributes);
+    this.#otel.record(value, reported as Attributes);
   }
 
   render(): Promise<string[]> {

@@ -26,6 +26,31 @@ import { nameServerSpan } from "./tracing.ts";
 /** The route label of a request no route matched (never its path: that is unbounded). */
 export const UNMATCHED = "(unmatched)";
 
+/** The methods a label, a span name or a log line names as sent (RFC 9110's, and PATCH). */
+const KNOWN_METHODS = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "CONNECT",
+  "TRACE",
+]);
+
+/**
+ * The method as metrics, spans and logs name it: a known one as sent, any other `_OTHER` (as
+ * OpenTelemetry's HTTP conventions name it). HTTP allows any token as a method and the runtime
+ * passes it on, so a label per method sent would let any client grow the metrics without bound.
+ */
+export function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : "_OTHER";
+}
+
+/** How much of an unknown method the log line keeps (`methodOriginal`). */
+const LOGGED_METHOD_CHARS = 32;
+
 /**
  * The error code a request ended with: a refusal the route answered itself (`errorCode`), else
  * the code the error handler answered with (server/http/errors.ts), `internal_error` for an
@@ -75,7 +100,7 @@ export function observeRequests(config: Pick<Config, "portalPrefix">): Middlewar
     const started = performance.now();
     await next();
     const seconds = (performance.now() - started) / 1000;
-    const method = c.req.method;
+    const method = methodLabel(c.req.method);
     const status = c.res.status;
     const code = errorCodeOf(c);
     const route = answeringRoute(c, code);
@@ -85,6 +110,9 @@ export function observeRequests(config: Pick<Config, "portalPrefix">): Middlewar
     if (logs("info")) {
       log.info("request", {
         method,
+        ...(method === "_OTHER"
+          ? { methodOriginal: c.req.method.slice(0, LOGGED_METHOD_CHARS) }
+          : {}),
         path: redactPath(c.req.path),
         status,
         ms: Math.round(seconds * 10_000) / 10,
@@ -98,9 +126,10 @@ export function observeRequests(config: Pick<Config, "portalPrefix">): Middlewar
     httpDuration.record({ method, route: label }, seconds);
     if (method !== "POST" || !route) return;
     if (route === routes.launch) {
-      // The app is named only once it is known to exist (its launch was written or re-entered):
-      // any name can be posted, and a label per posted name would be unbounded.
-      const app = launchId !== undefined ? c.req.param("app_name") ?? "" : "";
+      // The app is named only once it is known to exist (its launch was written or re-entered),
+      // and by its stored name: any name can be posted, in any case, and a label per posted
+      // spelling would be unbounded.
+      const app = launchId !== undefined ? c.get("launchAppName") ?? "" : "";
       const outcome = code ??
         (c.get("launchReentered") ? "reentered" : launchId !== undefined ? "ok" : `http_${status}`);
       launches.add({ app, outcome });

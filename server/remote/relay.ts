@@ -13,7 +13,19 @@
  * has one process: the local wake is the whole relay.
  */
 import type { Sql } from "../../db/mod.ts";
-import { insertSignal, type SignalRow, signalsAfter } from "../../db/queries/remote.ts";
+import {
+  insertSignal,
+  type SignalLimits,
+  type SignalRow,
+  signalsAfter,
+} from "../../db/queries/remote.ts";
+
+/**
+ * What one remote session may relay, every message counted, whoever sends it (a socket's `bye`
+ * and the service's status messages too): 20,000 messages and 16 MiB of them. A session that
+ * connects, offers and trickles its candidates a few times uses well under 1 % of either.
+ */
+export const SIGNAL_LIMITS: SignalLimits = { messages: 20_000, bytes: 16 * 1024 * 1024 };
 import { log } from "../log.ts";
 
 /** A side of a remote session, and the service's own messages (status) to both. */
@@ -131,15 +143,19 @@ export class SignalRelay {
     if (room && room.size === 0) this.#rooms.delete(s.remoteId);
   }
 
-  /** Stores a message of `sender` for remote session `remoteId`, wakes its readers; its seq. */
-  async publish(remoteId: number, sender: Sender, body: unknown): Promise<number> {
+  /**
+   * Stores a message of `sender` for remote session `remoteId` and wakes its readers; its seq, or
+   * null when the session has relayed all SIGNAL_LIMITS allow (nothing stored).
+   */
+  async publish(remoteId: number, sender: Sender, body: unknown): Promise<number | null> {
     const seq = await insertSignal(this.sql, {
       remoteId,
       sender,
       body: JSON.stringify(body),
       notify: this.listenSql !== null ? this.name : null,
+      limits: SIGNAL_LIMITS,
     });
-    this.#wake(remoteId, sender);
+    if (seq !== null) this.#wake(remoteId, sender);
     return seq;
   }
 

@@ -17,7 +17,7 @@ import { z } from "zod";
 import type { WSContext, WSEvents } from "hono/ws";
 import type { Deps } from "../deps.ts";
 import { remoteById, type RemoteRow } from "../../db/queries/remote.ts";
-import type { Subscription } from "./relay.ts";
+import { SIGNAL_LIMITS, type Subscription } from "./relay.ts";
 import { candidateAllowed, filterSdp } from "./ice.ts";
 import { consent, endRemote, sharing } from "./invitations.ts";
 import { log } from "../log.ts";
@@ -34,8 +34,6 @@ export const RATE_PER_SECOND = 50;
 const MAX_WAITING = 64;
 /** The least time between two sharing changes of a socket. */
 const SHARING_CHANGE_MS = 1_000;
-/** Messages one remote session may store; past it a socket is closed (1008 quota_exceeded). */
-export const MAX_SIGNALS = 20_000;
 /** Sockets of one side of one remote session per process. */
 export const MAX_SOCKETS_PER_SIDE = 4;
 
@@ -120,17 +118,26 @@ export function signalingEvents(
     ws.close(code, name);
   };
 
-  /** Closes the socket once its remote session stored MAX_SIGNALS messages. */
-  const quota = (ws: WSContext, seq: number) => {
-    if (seq > MAX_SIGNALS) {
-      refuseAndClose(ws, 1008, "quota_exceeded", `a remote session relays ${MAX_SIGNALS} messages`);
-    }
+  /**
+   * Relays `body` from `sender`; once the remote session has relayed all SIGNAL_LIMITS allow
+   * (nothing more is stored, whoever sends it), refuses and closes the socket instead.
+   */
+  const publish = async (ws: WSContext, sender: Side | "service", body: unknown) => {
+    if (await relay.publish(remoteId, sender, body) !== null) return;
+    const { messages, bytes } = SIGNAL_LIMITS;
+    refuseAndClose(
+      ws,
+      1008,
+      "quota_exceeded",
+      `a remote session relays at most ${messages} messages and ${bytes / 1024 / 1024} MiB: ` +
+        "end it and invite the customer again",
+    );
   };
 
-  const publishStatus = async () => {
+  const publishStatus = async (ws: WSContext) => {
     const now = await remoteById(deps.sql, remoteId);
     if (!now) return;
-    await relay.publish(remoteId, "service", {
+    await publish(ws, "service", {
       type: "status",
       status: now.status,
       ...(now.endedBy ? { endedBy: now.endedBy } : {}),
@@ -190,16 +197,15 @@ export function signalingEvents(
     switch (m.type) {
       case "candidate":
         if (m.candidate && !candidateAllowed(config, m.candidate.candidate)) return;
-        return quota(ws, await relay.publish(remoteId, s.side, m));
+        return await publish(ws, s.side, m);
       case "sdp":
-        await relay.publish(remoteId, s.side, {
+        return await publish(ws, s.side, {
           type: "sdp",
           gen: m.gen,
           description: { type: m.description.type, sdp: filterSdp(config, m.description.sdp) },
         });
-        return;
       case "consent":
-        if (await consent(deps, s.remote)) await publishStatus();
+        if (await consent(deps, s.remote)) await publishStatus(ws);
         return;
       case "sharing":
         // Each change is a record on the session: not more than one a second.
@@ -212,14 +218,14 @@ export function signalingEvents(
           return;
         }
         lastSharingChange = performance.now();
-        await publishStatus();
+        await publishStatus(ws);
         return;
       case "end":
         await endRemote(deps, s.remote, s.side, s.agentId);
-        await publishStatus();
+        await publishStatus(ws);
         return;
       default:
-        return quota(ws, await relay.publish(remoteId, s.side, m));
+        return await publish(ws, s.side, m);
     }
   }
 

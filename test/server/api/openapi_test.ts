@@ -103,6 +103,32 @@ Deno.test({
         assert.match(script.headers.get("Content-Type")!, /javascript/);
         assert.match(await script.text(), /Authorization = "Bearer "/);
       });
+
+      await t.step("both are answered as built once, with an ETag to revalidate", async () => {
+        const tags = new Set<string>();
+        for (const path of ["/api/v1/openapi.json", "/api/v1/docs"]) {
+          const first = await svc.request(path);
+          const tag = first.headers.get("ETag")!;
+          assert.match(tag, /^"[0-9a-f]{16}"$/, path);
+          assert.equal(first.headers.get("Cache-Control"), "no-cache");
+          const body = await first.text();
+          const again = await svc.request(path);
+          assert.equal(again.headers.get("ETag"), tag);
+          assert.equal(await again.text(), body, "the same bytes each time");
+          const unchanged = await svc.request(path, { headers: { "If-None-Match": tag } });
+          assert.equal(unchanged.status, 304, path);
+          assert.equal(await unchanged.text(), "");
+          const stale = await svc.request(path, { headers: { "If-None-Match": '"0"' } });
+          assert.equal(stale.status, 200);
+          await stale.body?.cancel();
+          tags.add(tag);
+        }
+        assert.equal(tags.size, 2, "the document and the page have tags of their own");
+        assert.equal(
+          (await svc.request("/api/v1/openapi.json")).headers.get("Content-Type"),
+          "application/json",
+        );
+      });
     } finally {
       await svc.close();
     }

@@ -147,6 +147,10 @@ Deno.test({
     }
     const bad = await s.observed.launch(s.app, {}, { signedRequest: "AAAA.eyJ9" });
     assert.equal(bad.status, 401, await bad.text());
+    // App names match in any case; the label is the stored name, whatever spelling was posted.
+    const shouted = { ...s.app, appName: s.app.appName.toUpperCase() };
+    const badShouted = await s.observed.launch(shouted, {}, { signedRequest: "AAAA.eyJ9" });
+    assert.equal(badShouted.status, 401, await badShouted.text());
     const unknown = await s.observed.launch({ appName: "no-such-app", apiKey: "x" }, {}, {
       signedRequest: "AAAA.eyJ9",
     });
@@ -155,13 +159,14 @@ Deno.test({
     const delta = (name: string, labels: Record<string, string>) =>
       valueOf(after, name, labels) - valueOf(before, name, labels);
     assert.equal(delta("portal_launches_total", ok), 2);
-    assert.equal(delta("portal_launches_total", refused), 1);
+    assert.equal(delta("portal_launches_total", refused), 2);
+    assert.ok(!text.includes(`app="${shouted.appName}"`));
     // An app that does not exist is never a label value (any name can be posted).
     assert.equal(delta("portal_launches_total", { app: "", outcome: "app_not_found" }), 1);
     assert.ok(!text.includes("no-such-app"));
     const route = { method: "POST", route: LAUNCH_ROUTE };
     assert.equal(delta("portal_http_requests_total", { ...route, status: "200" }), 2);
-    assert.equal(delta("portal_http_requests_total", { ...route, status: "401" }), 1);
+    assert.equal(delta("portal_http_requests_total", { ...route, status: "401" }), 2);
     // Histograms: the parser keeps buckets, so the exposition's own lines are read for counts.
     const count = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, "m").exec(text)?.[1]);
     const okCount = count('portal_launch_duration_seconds_count\\{result="ok"\\}');
@@ -170,6 +175,30 @@ Deno.test({
       count('portal_launch_duration_seconds_bucket\\{result="ok",le="\\+Inf"\\}'),
       okCount,
     );
+  },
+});
+
+Deno.test({
+  name: "prometheus: methods outside HTTP's own are one _OTHER label, however many are sent",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    const before = (await scrape(s)).families;
+    const sent = Array.from({ length: 40 }, (_, i) => `M${uniqueId("X").replace(/\W/g, "")}${i}`);
+    for (const method of sent) {
+      const res = await fetch(`${s.observed.base}/healthz`, { method });
+      assert.equal(res.status, 404);
+      await res.body?.cancel();
+    }
+    const { text, families: after } = await scrape(s);
+    const unmatched = { method: "_OTHER", route: "(unmatched)", status: "404" };
+    assert.equal(
+      valueOf(after, "portal_http_requests_total", unmatched) -
+        valueOf(before, "portal_http_requests_total", unmatched),
+      sent.length,
+    );
+    for (const method of sent) assert.ok(!text.includes(method), `${method} is a label`);
+    assert.ok(!text.includes("_overflow"));
   },
 });
 

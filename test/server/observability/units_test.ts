@@ -9,7 +9,12 @@ import { instrument, poolUse, statementOf } from "../../../db/instrument.ts";
 import { connect } from "../../../db/mod.ts";
 import { linkTo, redactUrl } from "../../../server/observability/tracing.ts";
 import { redactPath } from "../../../server/http/redact.ts";
-import { prometheusName, Registry } from "../../../server/observability/metrics.ts";
+import {
+  MAX_SERIES,
+  OVERFLOW,
+  prometheusName,
+  Registry,
+} from "../../../server/observability/metrics.ts";
 import { backends } from "../../helpers/db.ts";
 import { waitUntil } from "../../helpers/crm_server.ts";
 
@@ -187,6 +192,56 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
     ),
     "process_cpu_seconds_total",
   );
+});
+
+Deno.test("metrics registry: past MAX_SERIES label sets, new ones count as one _overflow series", async () => {
+  const registry = new Registry();
+  const counter = registry.counter({
+    name: "test.hits",
+    unit: "{hit}",
+    help: "Hits by key.",
+    labels: ["key", "kind"],
+  });
+  const histogram = registry.histogram({
+    name: "test.took",
+    unit: "s",
+    help: "Durations by key.",
+    labels: ["key"],
+    buckets: [1],
+  });
+  const extra = 25;
+  const logs: Record<string, unknown>[] = [];
+  const original = console.log;
+  console.log = (line: string) => logs.push(JSON.parse(line));
+  try {
+    for (let i = 0; i < MAX_SERIES + extra; i++) {
+      counter.add({ key: `k${i}`, kind: "a" });
+      histogram.record({ key: `k${i}` }, 0.5);
+    }
+  } finally {
+    console.log = original;
+  }
+  // A series kept before the limit still counts on its own afterwards.
+  counter.add({ key: "k0", kind: "a" }, 4);
+  const text = await registry.render();
+  const parsed = parsePrometheusTextFormat(text);
+  const hits = parsed[0].metrics as { labels: Record<string, string>; value: string }[];
+  assert.equal(hits.length, MAX_SERIES);
+  assert.equal(hits.find((m) => m.labels.key === "k0")?.value, "5");
+  const kept = MAX_SERIES - 1;
+  const past = String(MAX_SERIES + extra - kept);
+  assert.deepEqual(hits.find((m) => m.labels.key === OVERFLOW), {
+    labels: { key: OVERFLOW, kind: OVERFLOW },
+    value: past,
+  });
+  assert.ok(!hits.some((m) => m.labels.key === `k${kept}`), "the first set past the limit");
+  // The npm parser drops a histogram's labels, so its count lines are read from the text.
+  const counts = text.match(/^test_took_seconds_count\{.*$/gm) ?? [];
+  assert.equal(counts.length, MAX_SERIES);
+  assert.ok(counts.includes(`test_took_seconds_count{key="${OVERFLOW}"} ${past}`));
+  // One warning per instrument, naming it.
+  const warnings = logs.filter((l) => l.level === "warn");
+  assert.deepEqual(warnings.map((l) => l.instrument), ["test.hits", "test.took"]);
 });
 
 for (const backend of backends) {

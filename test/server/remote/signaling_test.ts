@@ -14,6 +14,7 @@ import {
   remoteService,
   socket,
 } from "./fixture.ts";
+import { SIGNAL_LIMITS } from "../../../server/remote/relay.ts";
 
 for (const backend of backends) {
   Deno.test({
@@ -163,6 +164,60 @@ for (const backend of backends) {
           await refusedWith(fifth, "too_many_sockets");
           for (const m of many) m.close();
           await Promise.all(many.map((m) => m.closed));
+        });
+
+        await t.step("past a remote session's limits, any message is refused", async () => {
+          const rid = agent.remoteId;
+          const read = async () =>
+            (await svc.db.sql`select signal_seq::int as seq, signal_bytes::int as bytes
+            from remote_sessions where id = ${rid}`)[0];
+          // The sockets closed above store their `bye` as they go: wait until none is left.
+          let start = await read();
+          for (;;) {
+            await new Promise((r) => setTimeout(r, 150));
+            const now = await read();
+            if (now.seq === start.seq) break;
+            start = now;
+          }
+          const set = (seq: number, bytes: number) =>
+            svc.db.sql`update remote_sessions set signal_seq = ${seq}, signal_bytes = ${bytes}
+            where id = ${rid}`;
+          const offers = async () =>
+            (await svc.db.sql`select count(*)::int as n from remote_signals
+            where remote_id = ${rid} and body like '{"type":"sdp"%'`)[0].n;
+          const offer = (gen: number, sdp = "v=0") => ({
+            type: "sdp",
+            gen,
+            description: { type: "offer", sdp },
+          });
+          const refused = async (client: ReturnType<typeof customerSocket>) => {
+            const closed = await client.closed;
+            const said = client.queue.find((m) => m.type === "error");
+            assert.ok(said ? said.code === "quota_exceeded" : closed.code === 1008, said?.code);
+            if (said) assert.match(said.message, /20000 messages and 16 MiB/);
+          };
+          const before = await offers();
+          try {
+            // One message short of the count: the first offer is stored, the second refused.
+            await set(SIGNAL_LIMITS.messages - 1, start.bytes);
+            const counted = customerSocket(svc, agent, cookie);
+            await counted.opened;
+            counted.send(offer(1));
+            counted.send(offer(2));
+            await refused(counted);
+            assert.equal(await offers(), before + 1);
+            // 1,000 bytes short of the size: a 2 KB offer is refused, though the count allows it.
+            await set(start.seq, SIGNAL_LIMITS.bytes - 1_000);
+            const sized = customerSocket(svc, agent, cookie);
+            await sized.opened;
+            sized.send(offer(3, "v=0\r\n" + "a=x\r\n".repeat(400)));
+            await refused(sized);
+            assert.equal(await offers(), before + 1, "nothing stored past the size");
+          } finally {
+            await svc.db.sql`delete from remote_signals where remote_id = ${rid}
+              and seq > ${start.seq}`;
+            await set(start.seq, start.bytes);
+          }
         });
 
         await t.step(
