@@ -12,6 +12,7 @@ import { observeRequests } from "./observability/requests.ts";
 import { redactSpanUrls } from "./observability/tracing.ts";
 import { bodyLimitRules, limitBodies } from "./http/body_limit.ts";
 import { refuseNul } from "./http/nul.ts";
+import { refuseBadHost } from "./http/host.ts";
 import { apiV1 } from "./api/v1.ts";
 import { oauthMetadata } from "./oauth/routes.ts";
 import { launchRoutes } from "./launch/routes.ts";
@@ -60,6 +61,8 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
 
   // X-Request-Id: the caller's when it is 1-128 of [A-Za-z0-9_=-], else a new UUID; echoed.
   app.use("*", requestId({ limitLength: 128 }));
+  // The runtime builds the URL every route matches from Host: only host[:port] (http/host.ts).
+  app.use("*", refuseBadHost());
   // One JSON log line per request (hono/logger prints plain text), its span named by route, its
   // metrics (server/observability/requests.ts); secrets stay out of span URLs (tracing.ts).
   redactSpanUrls();

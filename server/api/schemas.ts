@@ -51,7 +51,18 @@ export const OrganizationQuery = {
 };
 
 const Timestamp = z.string().openapi({ example: "2026-11-22T09:30:00.000Z" });
-const Since = z.iso.datetime({ offset: true, error: "expected an ISO 8601 date-time" });
+/**
+ * A date-time filter: ISO 8601 with its offset, in years 1 to 9999 once in UTC (JavaScript reads
+ * year 0, which PostgreSQL's timestamps have no spelling for).
+ */
+const Since = z.iso.datetime({ offset: true, error: "expected an ISO 8601 date-time" }).refine(
+  (value) => {
+    const year = new Date(value).getUTCFullYear();
+    // Not a date at all: the format's error above says so, once.
+    return Number.isNaN(year) || (year >= 1 && year <= 9999);
+  },
+  { error: "expected a date-time from the year 0001 to 9999 (in UTC)" },
+);
 
 const Person = {
   id: z.number().int().openapi({ example: 7 }),

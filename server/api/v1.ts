@@ -95,7 +95,8 @@ export function apiV1(deps: Deps): OpenAPIHono<AppEnv> {
   const answerReference = (c: Context<AppEnv>, type: "json" | "html") => {
     const { text, tag } = reference()[type];
     c.header("ETag", tag);
-    c.header("Cache-Control", "no-cache");
+    // Like every page of the service, the HTML page is not kept; the document may be, revalidated.
+    c.header("Cache-Control", type === "json" ? "no-cache" : "no-store");
     if (notModified(c, tag)) return c.body(null, 304);
     return type === "json"
       ? c.body(text, 200, { "Content-Type": "application/json" })

@@ -11,6 +11,7 @@
  * `{"code": "invalid_request", "message", "errors": [{path, code, message}]}`.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { AppError, type FieldError, OAuthError } from "./errors.ts";
 
 /** The field error code of a value that holds U+0000. */
@@ -54,11 +55,32 @@ export function nulFieldError(path: string): FieldError {
   };
 }
 
+/** A request body that could not be read: its reason, for a 400. */
+class UnreadableBody extends Error {}
+
+/**
+ * The request body as text. A body that ends early (the client closed the connection, or sent
+ * fewer bytes than its Content-Length) is the client's fault, a 400 (UnreadableBody), not a 500;
+ * a refusal raised while it streams in (over the body limit: 413) is passed on as it is.
+ */
+async function bodyText(c: Context): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch (err) {
+    if (err instanceof AppError || err instanceof HTTPException) throw err;
+    throw new UnreadableBody(
+      "The request body could not be read: the connection ended before the whole body arrived",
+    );
+  }
+}
+
 /**
  * Where in a request the first NUL is: `path` (the URL path), a parameter name, or a body path.
  * Each input is first scanned as text for the only spellings a NUL can have there (a raw U+0000,
  * `%00` in the URL and form bodies, `\u0000` in JSON); only a request that has one is parsed to
- * name the field, so a clean request costs one scan of each input and no parsing.
+ * name the field, so a clean request costs one scan of each input and no parsing. Throws
+ * UnreadableBody for a body that cannot be read or, sent as multipart/form-data, parsed (Hono
+ * keeps a parse's failure, so every later reader of the form would fail with it too).
  */
 async function findNul(c: Context): Promise<string | null> {
   const url = c.req.url;
@@ -72,7 +94,7 @@ async function findNul(c: Context): Promise<string | null> {
   if (!c.req.raw.body) return null;
   const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
-    const text = await c.req.text();
+    const text = await bodyText(c);
     if (!text.includes("\0") && !/\\u0000/i.test(text)) return null;
     let parsed: unknown;
     try {
@@ -83,7 +105,7 @@ async function findNul(c: Context): Promise<string | null> {
     return nulPath(parsed);
   }
   if (type === "application/x-www-form-urlencoded") {
-    const text = await c.req.text();
+    const text = await bodyText(c);
     if (!text.includes("\0") && !text.includes("%00")) return null;
     for (const [name, value] of new URLSearchParams(text)) {
       if (name.includes("\0") || value.includes("\0")) return name.replaceAll("\0", "\uFFFD");
@@ -94,8 +116,12 @@ async function findNul(c: Context): Promise<string | null> {
     let form: FormData;
     try {
       form = await c.req.formData();
-    } catch {
-      return null;
+    } catch (err) {
+      if (err instanceof AppError || err instanceof HTTPException) throw err;
+      throw new UnreadableBody(
+        "The multipart/form-data body could not be parsed: send it with the boundary its " +
+          "Content-Type names (as a browser's form does), or send application/x-www-form-urlencoded",
+      );
     }
     for (const [name, value] of form) {
       if (name.includes("\0") || (typeof value === "string" && value.includes("\0"))) {
@@ -112,7 +138,16 @@ async function findNul(c: Context): Promise<string | null> {
  */
 export function refuseNul(oauthPrefix: string): MiddlewareHandler {
   return async (c, next) => {
-    const at = await findNul(c);
+    let at: string | null;
+    try {
+      at = await findNul(c);
+    } catch (err) {
+      if (!(err instanceof UnreadableBody)) throw err;
+      if (c.req.path.startsWith(oauthPrefix)) {
+        throw new OAuthError(400, "invalid_request", err.message);
+      }
+      throw new AppError(400, "invalid_request", err.message);
+    }
     if (at === null) return next();
     if (c.req.path.startsWith(oauthPrefix)) {
       throw new OAuthError(400, "invalid_request", `${at} ${nulFieldError(at).message}`);

@@ -173,7 +173,9 @@ export function verifySignedRequest(
     throw new AppError(
       400,
       "unsupported_algorithm",
-      `Unsupported algorithm: ${typeof algorithm === "string" ? algorithm : String(algorithm)}`,
+      typeof algorithm === "string"
+        ? `Unsupported algorithm: ${algorithm} (use ${ALGORITHM})`
+        : `algorithm must be the string ${ALGORITHM}, not ${describeJson(algorithm)}`,
     );
   }
   return {
@@ -184,4 +186,12 @@ export function verifySignedRequest(
     signature: parts.signature.toHex(),
     keyIndex,
   };
+}
+
+/** What kind of JSON value `value` is, for a message (never the value: it may be anything). */
+function describeJson(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -13,9 +13,10 @@ export async function readOAuthForm(c: Context): Promise<Record<string, string>>
     );
   }
   const params = new URLSearchParams(await c.req.text());
-  const out: Record<string, string> = {};
+  // No prototype: `constructor` or `__proto__` is a parameter name like any other.
+  const out: Record<string, string> = Object.create(null);
   for (const [name, value] of params) {
-    if (name in out) {
+    if (Object.hasOwn(out, name)) {
       throw new OAuthError(400, "invalid_request", `Parameter ${name} is repeated`);
     }
     out[name] = value;

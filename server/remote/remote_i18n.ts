@@ -216,7 +216,8 @@ export function remoteLanguage(...preferred: (string | null | undefined)[]): str
   for (const p of preferred) {
     for (const tag of (p ?? "").split(",")) {
       const lang = tag.trim().split(/[-_;]/)[0].toLowerCase();
-      if (lang in catalogs) return lang;
+      // Own keys only: `constructor` is `in` every object.
+      if (Object.hasOwn(catalogs, lang)) return lang;
     }
   }
   return "en";
@@ -224,7 +225,7 @@ export function remoteLanguage(...preferred: (string | null | undefined)[]): str
 
 /** A translator of the screen-sharing words for `language`. */
 export function remoteWords(language: string) {
-  const strings = catalogs[language] ?? en;
+  const strings = Object.hasOwn(catalogs, language) ? catalogs[language] : en;
   return (key: RemoteKey, vars: Record<string, string> = {}) =>
     strings[key].replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
 }

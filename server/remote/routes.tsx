@@ -97,6 +97,32 @@ function language(c: Context): string {
   return remoteLanguage(c.req.header("Accept-Language"));
 }
 
+/**
+ * A WebSocket opening handshake (RFC 6455 §4.2.1), checked before anything is done for it: 426
+ * `websocket_required` without `Upgrade: websocket`, 400 `websocket_handshake_invalid` without
+ * `Connection: Upgrade`, version 13 or a 16-byte `Sec-WebSocket-Key` (the runtime would refuse it
+ * only at the upgrade, after the device is bound to the link).
+ */
+function requireWebSocketHandshake(c: { req: { header(name: string): string | undefined } }) {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new AppError(426, "websocket_required", "Open this URL as a WebSocket");
+  }
+  const connection = (c.req.header("Connection") ?? "").toLowerCase().split(",");
+  const key = c.req.header("Sec-WebSocket-Key") ?? "";
+  if (
+    !connection.some((token) => token.trim() === "upgrade") ||
+    c.req.header("Sec-WebSocket-Version") !== "13" ||
+    !/^[A-Za-z0-9+/]{21}[AQgw]==$/.test(key)
+  ) {
+    throw new AppError(
+      400,
+      "websocket_handshake_invalid",
+      "Not a WebSocket handshake: it needs Connection: Upgrade, Sec-WebSocket-Version: 13 and " +
+        "a Sec-WebSocket-Key of 16 bytes in Base64 (a browser's WebSocket sends them)",
+    );
+  }
+}
+
 /** The screen-sharing routes of the portal. */
 export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
   const app = new Hono<PortalEnv>();
@@ -139,9 +165,7 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
     "/remote/:rid{[1-9][0-9]{0,14}}/ws",
     async (c, next) => {
       const agent = c.get("agent");
-      if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-        throw new AppError(426, "websocket_required", "Open this URL as a WebSocket");
-      }
+      requireWebSocketHandshake(c);
       if (!sameOrigin(deps, c)) throw new AppError(403, "origin_refused", "Cross-origin socket");
       if (!csrfMatches(agent, c.req.query("csrf"))) {
         throw new AppError(403, "csrf_refused", "The page's CSRF token is missing or stale");
@@ -200,9 +224,7 @@ export function remoteRoutes(deps: Deps): Hono<PortalEnv> {
   app.get(
     `/r/${JOIN_TOKEN}/ws`,
     async (c, next) => {
-      if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-        throw new AppError(426, "websocket_required", "Open this URL as a WebSocket");
-      }
+      requireWebSocketHandshake(c);
       if (!sameOrigin(deps, c)) throw new AppError(403, "origin_refused", "Cross-origin socket");
       const row = await byToken(c.req.param("token")!);
       if (!row) throw new AppError(404, "remote_not_found", "No such screen-sharing link");

@@ -110,7 +110,10 @@ Deno.test({
           const first = await svc.request(path);
           const tag = first.headers.get("ETag")!;
           assert.match(tag, /^"[0-9a-f]{16}"$/, path);
-          assert.equal(first.headers.get("Cache-Control"), "no-cache");
+          assert.equal(
+            first.headers.get("Cache-Control"),
+            path.endsWith(".json") ? "no-cache" : "no-store",
+          );
           const body = await first.text();
           const again = await svc.request(path);
           assert.equal(again.headers.get("ETag"), tag);

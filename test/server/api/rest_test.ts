@@ -277,6 +277,21 @@ for (const backend of backends) {
             (await bad.json()).errors.map((e: { path: string }) => e.path).sort(),
             ["assigneeId", "limit", "status", "updatedSince"],
           );
+          // Year 0 parses in JavaScript, not in PostgreSQL: a 400 naming the field, not a 500.
+          for (
+            const [path, field] of [
+              ["/api/v1/sessions?updatedSince=0000-01-01T00:00:00Z", "updatedSince"],
+              ["/api/v1/sessions?updatedSince=0001-01-01T00:30:00%2B01:00", "updatedSince"],
+              ["/api/v1/launches?since=0000-06-01T00:00:00Z", "since"],
+            ]
+          ) {
+            const res = await get(path, admin);
+            assert.equal(res.status, 400, path);
+            const [error] = (await res.json()).errors;
+            assert.equal(error.path, field);
+            assert.match(error.message, /year 0001 to 9999/);
+          }
+          assert.ok(Array.isArray(await ids("updatedSince=0001-01-01T00:00:00Z")));
           const cursor = await get("/api/v1/sessions?cursor=not-a-cursor");
           assert.equal(cursor.status, 400);
           assert.equal((await cursor.json()).errors[0].path, "cursor");

@@ -151,16 +151,23 @@ Deno.test("signed_request: a signed payload that is not JSON, or not UTF-8, is 4
 
 Deno.test("signed_request: algorithm must be exactly HMACSHA256", async () => {
   const key = "Zk3pQ9vX2mL7rT4wY8bN1cD5fH6jK0sA";
-  for (
-    const [algorithm, shown] of [["HMACSHA1", "HMACSHA1"], ["hmacsha256", "hmacsha256"], [
-      undefined,
-      "undefined",
-    ]]
-  ) {
+  const cases: [unknown, string][] = [
+    ["HMACSHA1", "Unsupported algorithm: HMACSHA1 (use HMACSHA256)"],
+    ["hmacsha256", "Unsupported algorithm: hmacsha256 (use HMACSHA256)"],
+    [undefined, "algorithm must be the string HMACSHA256, not missing"],
+    [null, "algorithm must be the string HMACSHA256, not null"],
+    [256, "algorithm must be the string HMACSHA256, not a number"],
+    [["HMACSHA256"], "algorithm must be the string HMACSHA256, not an array"],
+    // An object whose toString is not a function cannot be turned into text: still a 400.
+    [{ toString: "x" }, "algorithm must be the string HMACSHA256, not an object"],
+    [{ toString: 1, valueOf: 1 }, "algorithm must be the string HMACSHA256, not an object"],
+  ];
+  for (const [algorithm, message] of cases) {
     const raw = await signPayload(JSON.stringify({ algorithm, context: {} }), key);
     const err = failure(() => verifySignedRequest(raw, [key]));
     assert.equal(err.status, 400);
-    assert.equal(err.message, `Unsupported algorithm: ${shown}`);
+    assert.equal(err.code, "unsupported_algorithm");
+    assert.equal(err.message, message);
   }
 });
 

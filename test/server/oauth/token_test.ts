@@ -128,6 +128,14 @@ for (const backend of backends) {
           );
           assert.equal(repeated.json.error, "invalid_request");
           assert.match(repeated.json.error_description, /grant_type is repeated/);
+          // RFC 6749 ignores parameters it does not name; an object's inherited key is one of them.
+          for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+            const extra = await token(svc, `grant_type=client_credentials&${name}=1`, {
+              "Content-Type": "application/x-www-form-urlencoded",
+              Authorization: basic(appClient.id, appClient.secret),
+            });
+            assert.equal(extra.res.status, 200, `${name}: ${JSON.stringify(extra.json)}`);
+          }
         });
 
         await t.step("unknown client and wrong secret get the same answer", async () => {
