@@ -11,27 +11,29 @@ export type Tx = postgres.Sql | postgres.TransactionSql;
 
 /**
  * Wraps plain JSON data (objects, arrays, scalars) as a jsonb parameter. PostgreSQL's jsonb (like
- * its text) cannot hold U+0000, which a refused launch's payload may carry: it is stored as
- * U+FFFD, in keys and values alike, so the record is written rather than lost.
+ * its text) cannot hold U+0000 or half of a UTF-16 surrogate pair, which a refused launch's payload
+ * may carry: each is stored as U+FFFD, in keys and values alike, so the record is written rather
+ * than lost.
  */
 export function jsonb(tx: Tx, value: unknown): postgres.Parameter {
-  return tx.json(JSON.parse(withoutNulEscapes(JSON.stringify(value ?? null))));
+  return tx.json(JSON.parse(storableJsonText(JSON.stringify(value ?? null))));
 }
 
 /**
- * JSON text with every escaped U+0000 (`\u0000`, which jsonb refuses) written as U+FFFD; an
+ * JSON.stringify's output with every escape jsonb refuses written as U+FFFD: `\u0000`, and
+ * `\ud800` to `\udfff` (JSON.stringify escapes a surrogate only when it is half a pair). An
  * escape after an escaped backslash is text, and is kept.
  */
-export function withoutNulEscapes(json: string): string {
+export function storableJsonText(json: string): string {
   return json.replace(
-    /(\\*)\\u0000/g,
+    /(\\*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g,
     (all, slashes: string) => slashes.length % 2 ? all : `${slashes}\\ufffd`,
   );
 }
 
-/** `text` with every U+0000 replaced by U+FFFD (PostgreSQL text cannot hold U+0000). */
-export function withoutNul(text: string): string {
-  return text.replaceAll("\0", "\uFFFD");
+/** `text` with every U+0000 and half surrogate pair replaced by U+FFFD (PostgreSQL refuses both). */
+export function storableText(text: string): string {
+  return text.replaceAll("\0", "\uFFFD").toWellFormed();
 }
 
 /** An open database: the driver handle, which mode it runs in, and how to close it. */

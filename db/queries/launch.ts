@@ -3,7 +3,7 @@
  * the failed-launch record, the app lookup and the re-entry of a replayed launch.
  */
 import type postgres from "postgres";
-import { jsonb, type Sql, type Tx, withoutNul } from "../mod.ts";
+import { jsonb, type Sql, storableText, type Tx } from "../mod.ts";
 import { sqlState } from "../errors.ts";
 import { traceparent } from "../instrument.ts";
 import type { UserFields } from "./users.ts";
@@ -169,7 +169,7 @@ export async function insertFailedLaunch(
   const [row] = await tx<{ id: number }[]>`
     insert into launches (app_id, app_name, outcome, message, client_address, user_agent,
       payload, warnings, errors, diagnosis)
-    values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${withoutNul(v.message)},
+    values (${v.appId}, ${v.appName.slice(0, 64)}, ${v.outcome}, ${storableText(v.message)},
       ${v.clientAddress},
       ${v.userAgent?.slice(0, 256) ?? null}, ${v.payload === null ? null : jsonb(tx, v.payload)},
       ${jsonb(tx, v.warnings)}, ${jsonb(tx, v.errors)},

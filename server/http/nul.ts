@@ -1,12 +1,14 @@
 /**
  * U+0000 (NUL) in request input, one rule for every input path: refused with 400 naming the field
  * (`errors[].code` `nul_character`), before anything reaches the database. PostgreSQL text cannot
- * hold U+0000, and storing something else than what the caller sent would hide the fault.
+ * hold U+0000, and storing something else than what the caller sent would hide the fault. Half of
+ * a UTF-16 surrogate pair, which only JSON can spell (`"\ud800"`), is refused the same way
+ * (`unpaired_surrogate`): PostgreSQL's json refuses it, and text columns would keep U+FFFD.
  *
  * `refuseNul` checks what every route can read: the URL path, query parameters, and bodies sent as
  * JSON, `application/x-www-form-urlencoded` or `multipart/form-data` (text fields; file contents
- * are data, not text). The launch checks its decoded payload with `nulPath` too (a signed_request
- * carries its JSON in Base64, where no NUL shows). OAuth endpoints answer RFC 6749's
+ * are data, not text). The launch checks its decoded payload with `unstorableText` too (a
+ * signed_request carries its JSON in Base64, where neither shows). OAuth endpoints answer RFC 6749's
  * `{"error": "invalid_request", "error_description": …}`, every other route the service's
  * `{"code": "invalid_request", "message", "errors": [{path, code, message}]}`.
  */
@@ -18,28 +20,55 @@ import { AppError, type FieldError, OAuthError } from "./errors.ts";
 export const NUL_CODE = "nul_character";
 
 /**
- * The dotted path of the first string (value or object key) in `value` that holds U+0000, or
- * null. Keys are named by their own path; array items by their index.
+ * The field error code of a value holding half a UTF-16 surrogate pair (`"\ud800"` in JSON, or
+ * text cut inside an emoji): not text, and PostgreSQL's json cannot hold it either.
  */
-export function nulPath(value: unknown): string | null {
-  const keys = nulKeys(value);
-  return keys === null ? null : keys.reverse().join(".") || "(root)";
+export const SURROGATE_CODE = "unpaired_surrogate";
+
+/** What makes a string unstorable. */
+type TextProblem = typeof NUL_CODE | typeof SURROGATE_CODE;
+
+function problemOf(text: string): TextProblem | null {
+  if (text.includes("\0")) return NUL_CODE;
+  return text.isWellFormed() ? null : SURROGATE_CODE;
+}
+
+/** Where a decoded input holds text that cannot be stored, and what is wrong with it. */
+export interface UnstorableText {
+  /** Dotted path of the value or key; array items by their index; `(root)` for the input. */
+  path: string;
+  code: TextProblem;
 }
 
 /**
- * The keys leading to the first U+0000 in `value`, innermost first ([] for `value` itself), or
- * null. A clean value (nearly every one) is walked without building anything; the keys are
- * collected on the way back from a NUL. Inputs are decoded JSON, whose objects have no inherited
- * enumerable keys, so `for…in` visits what `Object.keys` would.
+ * The first string (value or object key) in `value` that holds U+0000 or an unpaired surrogate,
+ * or null. A clean value (nearly every one) is walked without building anything; the keys are
+ * collected on the way back from a problem. Inputs are decoded JSON, whose objects have no
+ * inherited enumerable keys, so `for…in` visits what `Object.keys` would.
  */
-function nulKeys(value: unknown): string[] | null {
-  if (typeof value === "string") return value.includes("\0") ? [] : null;
+export function unstorableText(value: unknown): UnstorableText | null {
+  const found = problemKeys(value);
+  return found && { path: found.keys.reverse().join(".") || "(root)", code: found.code };
+}
+
+/** The dotted path of the first string in `value` that holds U+0000, or null. */
+export function nulPath(value: unknown): string | null {
+  const found = unstorableText(value);
+  return found?.code === NUL_CODE ? found.path : null;
+}
+
+function problemKeys(value: unknown): { keys: string[]; code: TextProblem } | null {
+  if (typeof value === "string") {
+    const code = problemOf(value);
+    return code && { keys: [], code };
+  }
   if (typeof value !== "object" || value === null) return null;
   for (const key in value) {
-    if (key.includes("\0")) return [key];
-    const found = nulKeys((value as Record<string, unknown>)[key]);
+    const code = problemOf(key);
+    if (code) return { keys: [key], code };
+    const found = problemKeys((value as Record<string, unknown>)[key]);
     if (found) {
-      found.push(key);
+      found.keys.push(key);
       return found;
     }
   }
@@ -48,11 +77,24 @@ function nulKeys(value: unknown): string[] | null {
 
 /** The field error of a NUL at `path`: what was wrong and what to do. */
 export function nulFieldError(path: string): FieldError {
+  return textFieldError({ path, code: NUL_CODE });
+}
+
+/** The field error of unstorable text: what was wrong and what to do. */
+export function textFieldError({ path, code }: UnstorableText): FieldError {
   return {
     path,
-    code: NUL_CODE,
-    message: "contains U+0000 (NUL), which cannot be stored: remove the character and send again",
+    code,
+    message: code === NUL_CODE
+      ? "contains U+0000 (NUL), which cannot be stored: remove the character and send again"
+      : "contains half of a UTF-16 surrogate pair (text cut inside a character such as an " +
+        "emoji), which is not text: send the whole character, or remove the half",
   };
+}
+
+/** A NUL in the parameter or field `name` (its own NULs shown as U+FFFD). */
+function nulAt(name: string): UnstorableText {
+  return { path: name.replaceAll("\0", "\uFFFD"), code: NUL_CODE };
 }
 
 /** A request body that could not be read: its reason, for a 400. */
@@ -82,33 +124,34 @@ async function bodyText(c: Context): Promise<string> {
  * UnreadableBody for a body that cannot be read or, sent as multipart/form-data, parsed (Hono
  * keeps a parse's failure, so every later reader of the form would fail with it too).
  */
-async function findNul(c: Context): Promise<string | null> {
+async function findNul(c: Context): Promise<UnstorableText | null> {
   const url = c.req.url;
   if (url.includes("\0") || url.includes("%00")) {
     const parsed = new URL(url);
-    if (c.req.path.includes("\0") || parsed.pathname.includes("%00")) return "(path)";
+    if (c.req.path.includes("\0") || parsed.pathname.includes("%00")) return nulAt("(path)");
     for (const [name, value] of parsed.searchParams) {
-      if (name.includes("\0") || value.includes("\0")) return name.replaceAll("\0", "\uFFFD");
+      if (name.includes("\0") || value.includes("\0")) return nulAt(name);
     }
   }
   if (!c.req.raw.body) return null;
   const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     const text = await bodyText(c);
-    if (!text.includes("\0") && !/\\u0000/i.test(text)) return null;
+    // A surrogate can only be spelled as an escape in JSON text (decoded UTF-8 has none).
+    if (!text.includes("\0") && !/\\u(?:0000|d[89a-f])/i.test(text)) return null;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
       return null; // not JSON: the route answers that
     }
-    return nulPath(parsed);
+    return unstorableText(parsed);
   }
   if (type === "application/x-www-form-urlencoded") {
     const text = await bodyText(c);
     if (!text.includes("\0") && !text.includes("%00")) return null;
     for (const [name, value] of new URLSearchParams(text)) {
-      if (name.includes("\0") || value.includes("\0")) return name.replaceAll("\0", "\uFFFD");
+      if (name.includes("\0") || value.includes("\0")) return nulAt(name);
     }
     return null;
   }
@@ -125,7 +168,7 @@ async function findNul(c: Context): Promise<string | null> {
     }
     for (const [name, value] of form) {
       if (name.includes("\0") || (typeof value === "string" && value.includes("\0"))) {
-        return name.replaceAll("\0", "\uFFFD");
+        return nulAt(name);
       }
     }
   }
@@ -133,12 +176,12 @@ async function findNul(c: Context): Promise<string | null> {
 }
 
 /**
- * The middleware: refuses a request whose input holds U+0000. Paths under `oauthPrefix` get the
- * OAuth error format.
+ * The middleware: refuses a request whose input holds U+0000, or (in a JSON body) half of a
+ * surrogate pair. Paths under `oauthPrefix` get the OAuth error format.
  */
 export function refuseNul(oauthPrefix: string): MiddlewareHandler {
   return async (c, next) => {
-    let at: string | null;
+    let at: UnstorableText | null;
     try {
       at = await findNul(c);
     } catch (err) {
@@ -149,11 +192,13 @@ export function refuseNul(oauthPrefix: string): MiddlewareHandler {
       throw new AppError(400, "invalid_request", err.message);
     }
     if (at === null) return next();
+    const error = textFieldError(at);
     if (c.req.path.startsWith(oauthPrefix)) {
-      throw new OAuthError(400, "invalid_request", `${at} ${nulFieldError(at).message}`);
+      throw new OAuthError(400, "invalid_request", `${at.path} ${error.message}`);
     }
-    throw new AppError(400, "invalid_request", `Invalid request: ${at} holds U+0000`, [
-      nulFieldError(at),
+    const what = at.code === NUL_CODE ? "U+0000" : "half of a surrogate pair";
+    throw new AppError(400, "invalid_request", `Invalid request: ${at.path} holds ${what}`, [
+      error,
     ]);
   };
 }

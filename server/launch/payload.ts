@@ -5,7 +5,7 @@
  */
 import type { LaunchAgentFields, LaunchCustomerFields } from "../../db/queries/launch.ts";
 import { AppError, fieldErrors } from "../http/errors.ts";
-import { nulFieldError, nulPath } from "../http/nul.ts";
+import { textFieldError, unstorableText } from "../http/nul.ts";
 import { contentLanguage, FIELD_RULES, type SearchType } from "./contract.ts";
 import { type LaunchWarning, payloadCleaner } from "./payload_cleaner.ts";
 import { payloadSchema } from "./payload_schema.ts";
@@ -53,6 +53,17 @@ export interface LaunchView {
 }
 
 /**
+ * U+0000 or half a surrogate pair anywhere in a payload (its ignored keys and a CRM's own shape
+ * too: the launch log keeps them) is refused, naming the field, as on every input path.
+ */
+export function refuseUnstorableText(raw: unknown): void {
+  const at = unstorableText(raw);
+  if (at) {
+    throw new AppError(400, "invalid_payload", "Invalid launch payload", [textFieldError(at)]);
+  }
+}
+
+/**
  * Parses a verified payload. Blank values mean "not given" and unknown keys are dropped, each
  * reported in `warnings`. An invalid `context.user.id` is 400 `Error evaluating User` (spec §7);
  * a `sessionId` too large to be any session's is 404 like an unknown session; any other problem
@@ -82,11 +93,7 @@ export interface LaunchView {
  * ```
  */
 export function parseLaunchPayload(raw: Record<string, unknown>): LaunchPayload {
-  // U+0000 anywhere in the payload is refused, naming the field, as on every input path.
-  const nul = nulPath(raw);
-  if (nul) {
-    throw new AppError(400, "invalid_payload", "Invalid launch payload", [nulFieldError(nul)]);
-  }
+  refuseUnstorableText(raw);
   const { value, warnings } = cleanPayload(raw);
   const id = (value as { context?: { user?: { id?: unknown } } }).context?.user?.id;
   if (

@@ -6,7 +6,7 @@ import type { LaunchApp } from "../../db/queries/launch.ts";
 import { checkFreshness, type FreshnessOutcome } from "./freshness.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
-import { parseLaunchPayload } from "./payload.ts";
+import { parseLaunchPayload, refuseUnstorableText } from "./payload.ts";
 import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
@@ -81,6 +81,9 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       if (verified.repaired) warnings = [verified.repaired];
       const mapped = mapPayload(launchApp, verified.payload);
       payload = mapped.logged;
+      // The whole payload as signed, a CRM's own shape too (the launch log keeps what the
+      // mapping leaves aside); a refusal's log record keeps it with U+FFFD (db/mod.ts jsonb).
+      refuseUnstorableText(verified.payload);
       warnings = [...warnings, ...mapped.warnings];
       const crm = await sealCrmToken(deps, launchApp.id, mapped.crm, warnings);
       const parsed = parseLaunchPayload(mapped.payload);

@@ -2,7 +2,8 @@
  * Inputs refused the same way on every route: a body over its path's limit answers 413
  * `body_too_large` before any guard or parser reads it (with Content-Length and streamed), on
  * every method of every registered route, signed in or not; U+0000 in a URL path, a query
- * parameter, a JSON value or key, or a form field answers 400 naming the field.
+ * parameter, a JSON value or key, or a form field, or half a surrogate pair in a JSON body,
+ * answers 400 naming the field.
  */
 import assert from "node:assert/strict";
 import { pglite } from "../../helpers/db.ts";
@@ -159,6 +160,36 @@ Deno.test("U+0000: refused with 400 naming the field on every input path", opts,
       ]);
     });
   }
+
+  await t.step("half a surrogate pair in a JSON body: 400 unpaired_surrogate", async () => {
+    const cases: [() => Promise<Response>, string][] = [
+      [
+        () => svc.api("PATCH", "/api/v1/sessions/1", token, { customFields: { p: "\ud800" } }),
+        "customFields.p",
+      ],
+      [
+        () => svc.api("POST", "/api/v1/admin/custom-fields", token, { name: "x", label: "\udfff" }),
+        "label",
+      ],
+      [() => svc.api("POST", "/api/v1/admin/paths", token, { ["t\udc00"]: 1 }), "t\udc00"],
+    ];
+    for (const [send, field] of cases) {
+      const res = await send();
+      const body = await json(res);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.deepEqual(body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [
+        [field, "unpaired_surrogate"],
+      ]);
+    }
+    // A whole character spelled as its two escapes is text.
+    const pair = await svc.request("/api/v1/admin/custom-fields", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: '{"name":"emoji_field","label":"\\ud83d\\ude00"}',
+    });
+    assert.equal(pair.status, 201, await pair.clone().text());
+    assert.equal((await pair.json()).label, "\u{1F600}");
+  });
 
   await t.step("the token endpoint answers in RFC 6749's format", async () => {
     for (

@@ -1,6 +1,6 @@
 /** nulPath (server/http/nul.ts): where in a decoded input the first U+0000 is. */
 import assert from "node:assert/strict";
-import { nulPath } from "../../../server/http/nul.ts";
+import { nulPath, unstorableText } from "../../../server/http/nul.ts";
 
 Deno.test("nulPath answers null for a clean input of every JSON kind", () => {
   assert.equal(nulPath({ a: "x", b: [1, "y", { c: null, d: true }], e: {} }), null);
@@ -21,4 +21,23 @@ Deno.test("nulPath names the value, array item or key that holds U+0000", () => 
 Deno.test("nulPath walks a key named __proto__ like any other", () => {
   assert.equal(nulPath(JSON.parse('{"__proto__": {"x": "\\u0000"}}')), "__proto__.x");
   assert.equal(nulPath(JSON.parse('{"__proto__": {"x": "ok"}}')), null);
+});
+
+Deno.test("unstorableText names NUL and half surrogate pairs, each with its code", () => {
+  assert.equal(unstorableText({ a: "x", emoji: "\u{1F600}", b: ["\ud83d\ude00"] }), null);
+  assert.deepEqual(unstorableText({ a: ["ok", "x\ud800"] }), {
+    path: "a.1",
+    code: "unpaired_surrogate",
+  });
+  assert.deepEqual(unstorableText({ ["\udc00"]: 1 }), {
+    path: "\udc00",
+    code: "unpaired_surrogate",
+  });
+  assert.deepEqual(unstorableText({ a: "\0" }), { path: "a", code: "nul_character" });
+  // The first problem met, in key order.
+  assert.deepEqual(unstorableText({ a: "\ud800", b: "\0" }), {
+    path: "a",
+    code: "unpaired_surrogate",
+  });
+  assert.equal(nulPath({ a: "\ud800" }), null, "nulPath names NULs only");
 });
