@@ -90,6 +90,23 @@ export async function listApps(tx: Tx, organizationId?: number): Promise<AppRow[
 }
 
 /**
+ * Up to `limit` apps of the organization of app `appId`, itself left out, in creation order: the
+ * few keys a refused launch's diagnosis may try (server/launch/signature_diagnosis.ts).
+ */
+export async function organizationAppsBeside(
+  tx: Tx,
+  appId: number,
+  limit: number,
+): Promise<AppRow[]> {
+  return await tx<AppRow[]>`
+    select ${appColumns(tx)} from apps a
+    where a.organization_id = (select organization_id from apps where id = ${appId})
+      and a.id <> ${appId}
+    order by a.id limit ${limit}
+  `;
+}
+
+/**
  * Locks an app before it moves to another organization and tells whether it has sessions; null
  * when it does not exist. The lock waits for launches writing a session of the app and holds off
  * new ones until the move commits.

@@ -44,7 +44,7 @@ export async function inspectSignedRequest(
       { path: "appName", message: "no app has this App Name" },
     ]);
   }
-  const diagnosis = await diagnoseSignature(deps, app, raw);
+  const diagnosis = await diagnoseSignature(deps, app, raw, "all");
   const out: Inspection = {
     appName: app.appName,
     ...diagnosis,

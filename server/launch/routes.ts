@@ -121,7 +121,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
           // What the Inspector would say about it, kept with the refusal's field errors.
           diagnosis: raw === undefined || !refusal || refusal.code === "database_unavailable"
             ? null
-            : await diagnoseSignature(deps, launchApp, raw).catch(() => null),
+            : await diagnoseSignature(deps, launchApp, raw, "organization").catch(() => null),
         });
         if (recorded !== null) c.set("launchId", recorded);
       } else if (!dryRun && refusal?.code === "app_not_found") {

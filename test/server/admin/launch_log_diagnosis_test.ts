@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
+import { inspectSignedRequest } from "../../../server/admin/inspector.ts";
 import { pglite } from "../../helpers/db.ts";
 import { createTestApp, signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
@@ -54,6 +55,30 @@ Deno.test({
         assert.deepEqual(Object.keys(e).sort(), ["code", "message", "path"]);
       }
       assert.ok(invalid.errors.some((e: { path: string }) => /contactEmail/.test(e.path)));
+      // Signed with another app's key: named when that app is of the same organization (up to
+      // LAUNCH_DIAGNOSIS_APPS of them), never one of another organization; the Inspector, which
+      // an administrator asks, names any app.
+      const sibling = await createTestApp(svc, admin, "sibling");
+      const made = await svc.api("POST", "/api/v1/admin/organizations", admin, {
+        slug: "elsewhere",
+        name: "Elsewhere",
+      });
+      assert.equal(made.status, 201);
+      const stranger = await createTestApp(svc, admin, "stranger", { organization: "elsewhere" });
+      const bySibling = await post(await signLaunch(launchPayload(), sibling.apiKey));
+      assert.equal(bySibling.outcome, "invalid_signature");
+      assert.deepEqual(bySibling.diagnosis.causes, [
+        "It was signed with the key of another app, sibling.",
+      ]);
+      const strangerSigned = await signLaunch(launchPayload(), stranger.apiKey);
+      const byStranger = await post(strangerSigned);
+      assert.equal(byStranger.outcome, "invalid_signature");
+      assert.ok(
+        !byStranger.diagnosis.causes.some((c: string) => c.includes("stranger")),
+        JSON.stringify(byStranger.diagnosis),
+      );
+      const inspected = await inspectSignedRequest({ ...svc.deps }, "crm", strangerSigned);
+      assert.match(inspected.causes[0], /another app, stranger/);
       // The admin screen shows both.
       const signIn = await postSignIn(svc, "/admin/login", {
         email: "root@example.com",
