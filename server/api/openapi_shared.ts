@@ -254,6 +254,17 @@ export function security(scope: Scope) {
 }
 
 /** Validation hook of every OpenAPIHono: a failed parse is a 400 naming each field. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
-  if (!result.success) throw validationError(result.error.issues);
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
+  if (result.success) return;
+  let issues = result.error.issues;
+  if (result.target === "query") {
+    // A repeated parameter reaches its schema as an array ("expected a whole number"): say so.
+    const given = c.req.queries();
+    issues = issues.map((issue) => {
+      const name = String(issue.path[0] ?? "");
+      const times = Object.hasOwn(given, name) ? given[name].length : 0;
+      return times > 1 ? { ...issue, message: `given ${times} times: send ${name} once` } : issue;
+    });
+  }
+  throw validationError(issues);
 };

@@ -122,12 +122,21 @@ function issueCode(issue: z.core.$ZodIssue): string {
   return issue.code;
 }
 
-/** Converts zod issues to field errors, naming unknown keys one by one. */
+/**
+ * Converts zod issues to field errors, naming unknown keys one by one, and a record's refused key
+ * by what its rule says (zod's own message is only "Invalid key in record").
+ */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     const base = dottedPath([...(prefix ? [prefix] : []), ...issue.path]);
-    if (issue.code === "unrecognized_keys") {
+    if (issue.code === "invalid_key") {
+      out.push({
+        path: base || "(root)",
+        code: "invalid_key",
+        message: `this key: ${issue.issues.map((i) => i.message).join("; ")}`,
+      });
+    } else if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         out.push({
           path: base ? `${base}.${key}` : key,

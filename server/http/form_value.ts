@@ -16,20 +16,20 @@ function decodeSegment(segment: string): string | undefined {
 }
 
 /** What the standard's parser answers: for the bodies the fast reading does not cover. */
-function standardValue(body: string, name: string): string | undefined {
-  return new URLSearchParams(body).getAll(name).at(-1);
+function standardValues(body: string, name: string): string[] {
+  return new URLSearchParams(body).getAll(name);
 }
 
 /**
- * The last value of the field `name` in `body`, or undefined without one: what
- * `new URLSearchParams(body).getAll(name).at(-1)` answers. `decodeURIComponent` decodes what the
- * standard's percent-decoding and UTF-8 decoding would when the bytes are UTF-8; a body holding a
- * `%` that starts no escape, bytes that are not UTF-8 or a lone surrogate (which the standard
- * replaces with U+FFFD) goes to `URLSearchParams` itself.
+ * Every value of the field `name` in `body`, in order: what `new URLSearchParams(body).getAll(name)`
+ * answers. `decodeURIComponent` decodes what the standard's percent-decoding and UTF-8 decoding
+ * would when the bytes are UTF-8; a body holding a `%` that starts no escape, bytes that are not
+ * UTF-8 or a lone surrogate (which the standard replaces with U+FFFD) goes to `URLSearchParams`
+ * itself.
  */
-export function lastFormValue(body: string, name: string): string | undefined {
-  if (!body.isWellFormed()) return standardValue(body, name);
-  let value: string | undefined;
+export function formValues(body: string, name: string): string[] {
+  if (!body.isWellFormed()) return standardValues(body, name);
+  const values: string[] = [];
   for (let start = 0; start < body.length;) {
     let end = body.indexOf("&", start);
     if (end < 0) end = body.length;
@@ -37,14 +37,14 @@ export function lastFormValue(body: string, name: string): string | undefined {
       let split = body.indexOf("=", start);
       if (split < 0 || split > end) split = end;
       const field = decodeSegment(body.slice(start, split));
-      if (field === undefined) return standardValue(body, name);
+      if (field === undefined) return standardValues(body, name);
       if (field === name) {
         const decoded = split === end ? "" : decodeSegment(body.slice(split + 1, end));
-        if (decoded === undefined) return standardValue(body, name);
-        value = decoded;
+        if (decoded === undefined) return standardValues(body, name);
+        values.push(decoded);
       }
     }
     start = end + 1;
   }
-  return value;
+  return values;
 }

@@ -19,7 +19,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError, asAppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
-import { lastFormValue } from "../http/form_value.ts";
+import { formValues } from "../http/form_value.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
@@ -93,11 +93,19 @@ export async function readSignedRequest(c: Context): Promise<string | undefined>
     );
   }
   // A form post is parsed from the body's text (which refuseNul has read and Hono keeps): Hono's
-  // parseBody would rebuild it twice as a Response to hand it to FormData. The last value of a
-  // repeated field wins, as with parseBody.
-  const value = type === "application/x-www-form-urlencoded"
-    ? lastFormValue(await c.req.text(), SIGNED_REQUEST_FIELD)
-    : (await c.req.parseBody())[SIGNED_REQUEST_FIELD];
+  // parseBody would rebuild it twice as a Response to hand it to FormData.
+  const values = type === "application/x-www-form-urlencoded"
+    ? formValues(await c.req.text(), SIGNED_REQUEST_FIELD)
+    : [(await c.req.parseBody({ all: true }))[SIGNED_REQUEST_FIELD] ?? []].flat();
+  // Two of them (a page with the hidden field twice): which one was meant is not ours to guess.
+  if (values.length > 1) {
+    throw new AppError(
+      400,
+      "malformed_signed_request",
+      `${SIGNED_REQUEST_FIELD} was sent ${values.length} times: send the field once`,
+    );
+  }
+  const value = values[0];
   if (value !== undefined && typeof value !== "string") {
     throw new AppError(
       400,

@@ -292,6 +292,19 @@ for (const backend of backends) {
             assert.match(error.message, /year 0001 to 9999/);
           }
           assert.ok(Array.isArray(await ids("updatedSince=0001-01-01T00:00:00Z")));
+          // A parameter given twice is named as such, not as a value of the wrong type.
+          const twice = await get("/api/v1/sessions?limit=1&limit=2&status=open&status=closed");
+          assert.equal(twice.status, 400);
+          assert.deepEqual(
+            (await twice.json()).errors.map((e: { path: string; message: string }) => [
+              e.path,
+              e.message,
+            ]).sort(),
+            [
+              ["limit", "given 2 times: send limit once"],
+              ["status", "given 2 times: send status once"],
+            ],
+          );
           const cursor = await get("/api/v1/sessions?cursor=not-a-cursor");
           assert.equal(cursor.status, 400);
           assert.equal((await cursor.json()).errors[0].path, "cursor");

@@ -409,3 +409,12 @@ Deno.test("payload: a sessionId beyond any session's is an unknown session (404)
   }
   assert.equal(parseLaunchPayload(withParams({ sessionId: "0042" })).session.id, 42);
 });
+
+Deno.test("payload: a refused record key says what its rule is", () => {
+  const key = "k".repeat(65);
+  assert.deepEqual(errorsOf(withParams({ customFields: { [key]: "x" } })), [{
+    path: `context.environment.parameters.customFields.${key}`,
+    code: "invalid_key",
+    message: "this key: at most 64 characters",
+  }]);
+});

@@ -151,15 +151,38 @@ Deno.test("readSignedRequest returns the form field of an url-encoded form", asy
   assert.deepEqual(await res.json(), { value: "sig.payload" });
 });
 
-Deno.test("readSignedRequest reads a form as FormData would: decoded, the last of a repeat", async () => {
-  // `+` is a space and %XX a byte in a form body; a repeated field gives its last value, as
-  // Hono's parseBody does; the body may have been read as text before (server/http/nul.ts).
-  const body = `${SIGNED_REQUEST_FIELD}=first&${SIGNED_REQUEST_FIELD}=a%2Bb+c%C3%A9.d%3D`;
+Deno.test("readSignedRequest reads a form as FormData would: decoded", async () => {
+  // `+` is a space and %XX a byte in a form body; the body may have been read as text before
+  // (server/http/nul.ts).
+  const body = `other=1&${SIGNED_REQUEST_FIELD}=a%2Bb+c%C3%A9.d%3D`;
   const res = await answer(async (c) => {
     assert.equal(await c.req.text(), body);
     return c.json({ value: await readSignedRequest(c) });
   }, { headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8" }, body });
   assert.deepEqual(await res.json(), { value: "a+b cé.d=" });
+});
+
+Deno.test("readSignedRequest refuses the field sent twice, in either kind of form", async () => {
+  const form = new FormData();
+  form.append(SIGNED_REQUEST_FIELD, "sig.one");
+  form.append(SIGNED_REQUEST_FIELD, "sig.two");
+  const bodies: BodyInit[] = [
+    `${SIGNED_REQUEST_FIELD}=sig.one&x=1&${SIGNED_REQUEST_FIELD}=sig.two`,
+    form,
+  ];
+  for (const body of bodies) {
+    const headers: Record<string, string> = typeof body === "string"
+      ? { "Content-Type": "application/x-www-form-urlencoded" }
+      : {};
+    const res = await answer(async (c) => c.json({ value: await readSignedRequest(c) }), {
+      headers,
+      body,
+    });
+    assert.equal(res.status, 400);
+    const answered = await res.json();
+    assert.equal(answered.code, "malformed_signed_request");
+    assert.equal(answered.message, "signed_request was sent 2 times: send the field once");
+  }
 });
 
 Deno.test("readSignedRequest returns the field of a multipart form", async () => {
