@@ -8,7 +8,7 @@ import { decodeBase64 } from "../crypto/base64.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldError } from "../http/errors.ts";
 import { type LaunchPlan, planLaunch } from "../launch/flow.ts";
-import { jsonErrorPosition } from "../launch/json_position.ts";
+import { jsonErrorPosition } from "../http/json_position.ts";
 import { parseLaunchPayload } from "../launch/payload.ts";
 import { diagnoseSignature } from "../launch/signature_diagnosis.ts";
 import { repairSignedRequest } from "../launch/signed_request.ts";

@@ -13,6 +13,8 @@ export interface AppEnv {
     agent?: Login;
     /** The launch this request made, re-entered or recorded as failed (the request log's). */
     launchId?: number;
+    /** A JSON body's text as the input rules read it (http/nul.ts): where a syntax error is. */
+    jsonBody?: string;
     /** The stored name of the app a launch found (the launch metric's label). */
     launchAppName?: string;
     /** A launch that re-entered its session (a replay from the browser that made it). */

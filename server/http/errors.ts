@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { log } from "../log.ts";
 import { notFoundHtml, serverErrorHtml, unavailableHtml } from "./status_html.ts";
+import { jsonErrorPosition } from "./json_position.ts";
 
 /** The code whose body is exactly `{"message": "Error evaluating User"}` (spec §7). */
 const SPEC_MESSAGE_ONLY = "invalid_user";
@@ -161,6 +162,26 @@ function wantsHtml(c: Context): boolean {
   return (c.req.header("Accept") ?? "").includes("text/html");
 }
 
+/** What Hono's validator throws for a body JSON.parse refuses (it says nothing of where). */
+const MALFORMED_JSON = "Malformed JSON in request body";
+
+/**
+ * Where a JSON body that a route's parser refused breaks, from its text as the input rules read it
+ * (nul.ts): the message with its line and column, and the field error `invalid_json`.
+ */
+function malformedJsonAt(
+  err: HTTPException,
+  c: Context,
+): { message?: string; errors?: FieldError[] } {
+  const text: string | undefined = err.message === MALFORMED_JSON ? c.get("jsonBody") : undefined;
+  if (text === undefined) return {};
+  const { line, column } = jsonErrorPosition(text);
+  return {
+    message: `${MALFORMED_JSON}: it breaks at line ${line}, column ${column}`,
+    errors: [{ path: "(body)", code: "invalid_json", message: `line ${line}, column ${column}` }],
+  };
+}
+
 /**
  * Hono's onError: expected errors keep their status; a database fault is a 503
  * `database_unavailable` with `Retry-After` (a page for browsers); anything else is a logged 500.
@@ -184,7 +205,7 @@ export function handleError(err: Error, c: Context): Response {
       ? ["unsupported_media_type", "Unsupported Content-Type: send application/json"]
       : ["bad_request", err.message || "Bad request"];
     return c.json(
-      { code, message, ...(requestId ? { requestId } : {}) },
+      { code, message, ...malformedJsonAt(err, c), ...(requestId ? { requestId } : {}) },
       err.status as ContentfulStatusCode,
     );
   }

@@ -15,6 +15,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, type FieldError, OAuthError } from "./errors.ts";
+import type { AppEnv } from "./env.ts";
 
 /** The field error code of a value that holds U+0000. */
 export const NUL_CODE = "nul_character";
@@ -101,17 +102,35 @@ function nulAt(name: string): UnstorableText {
 class UnreadableBody extends Error {}
 
 /**
- * The request body as text. A body that ends early (the client closed the connection, or sent
- * fewer bytes than its Content-Length) is the client's fault, a 400 (UnreadableBody), not a 500;
- * a refusal raised while it streams in (over the body limit: 413) is passed on as it is.
+ * What `read` reads of the request body. A body that ends early (the client closed the connection,
+ * or sent fewer bytes than its Content-Length) is the client's fault, a 400 (UnreadableBody), not
+ * a 500; a refusal raised while it streams in (over the body limit: 413) is passed on as it is.
  */
-async function bodyText(c: Context): Promise<string> {
+async function readBody<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await c.req.text();
+    return await read();
   } catch (err) {
     if (err instanceof AppError || err instanceof HTTPException) throw err;
     throw new UnreadableBody(
       "The request body could not be read: the connection ended before the whole body arrived",
+    );
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A JSON body as text, refused (UnreadableBody) unless it is UTF-8 (RFC 8259 §8.1): decoded
+ * leniently, bytes that are not would become U+FFFD and be stored in place of what was sent.
+ */
+async function jsonBodyText(c: Context): Promise<string> {
+  const bytes = await readBody(() => c.req.arrayBuffer());
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new UnreadableBody(
+      "The JSON body is not UTF-8 text: encode it as UTF-8 (RFC 8259), as JSON.stringify's " +
+        "output sent by fetch is",
     );
   }
 }
@@ -124,7 +143,7 @@ async function bodyText(c: Context): Promise<string> {
  * UnreadableBody for a body that cannot be read or, sent as multipart/form-data, parsed (Hono
  * keeps a parse's failure, so every later reader of the form would fail with it too).
  */
-async function findNul(c: Context): Promise<UnstorableText | null> {
+async function findNul(c: Context<AppEnv>): Promise<UnstorableText | null> {
   const url = c.req.url;
   if (url.includes("\0") || url.includes("%00")) {
     const parsed = new URL(url);
@@ -136,7 +155,9 @@ async function findNul(c: Context): Promise<UnstorableText | null> {
   if (!c.req.raw.body) return null;
   const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
-    const text = await bodyText(c);
+    const text = await jsonBodyText(c);
+    // Kept for the error handler: a route's parser says only "Malformed JSON" (errors.ts).
+    c.set("jsonBody", text);
     // A surrogate can only be spelled as an escape in JSON text (decoded UTF-8 has none).
     if (!text.includes("\0") && !/\\u(?:0000|d[89a-f])/i.test(text)) return null;
     let parsed: unknown;
@@ -148,7 +169,7 @@ async function findNul(c: Context): Promise<UnstorableText | null> {
     return unstorableText(parsed);
   }
   if (type === "application/x-www-form-urlencoded") {
-    const text = await bodyText(c);
+    const text = await readBody(() => c.req.text());
     if (!text.includes("\0") && !text.includes("%00")) return null;
     for (const [name, value] of new URLSearchParams(text)) {
       if (name.includes("\0") || value.includes("\0")) return nulAt(name);
@@ -179,7 +200,7 @@ async function findNul(c: Context): Promise<UnstorableText | null> {
  * The middleware: refuses a request whose input holds U+0000, or (in a JSON body) half of a
  * surrogate pair. Paths under `oauthPrefix` get the OAuth error format.
  */
-export function refuseNul(oauthPrefix: string): MiddlewareHandler {
+export function refuseNul(oauthPrefix: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     let at: UnstorableText | null;
     try {

@@ -8,7 +8,7 @@ import { AppError } from "../http/errors.ts";
 
 import { ALGORITHM, PAYLOAD_LIMITS, SIGNED_REQUEST_FIELD } from "./contract.ts";
 import { jsonDepth, type LaunchWarning } from "./payload_cleaner.ts";
-import { jsonErrorPosition } from "./json_position.ts";
+import { jsonErrorPosition } from "../http/json_position.ts";
 import { signatureHints } from "./signature_hint.ts";
 import { partsMatch, signedParts } from "./signature_match.ts";
 

@@ -140,10 +140,15 @@ for (const backend of backends) {
     const broken = await svc.request("/api/v1/admin/apps", {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: "{nope",
+      body: '{\n  "appName": "x",\n  "name": nope\n}',
     });
     assert.equal(broken.status, 400);
-    assert.match((await broken.json()).message, /Malformed JSON/);
+    const said = await broken.json();
+    assert.equal(said.code, "bad_request");
+    assert.equal(said.message, "Malformed JSON in request body: it breaks at line 3, column 12");
+    assert.deepEqual(said.errors, [
+      { path: "(body)", code: "invalid_json", message: "line 3, column 12" },
+    ]);
     const huge = await api("POST", "/apps", { name: "x".repeat(300 * 1024) });
     assert.equal(huge.status, 413);
   });

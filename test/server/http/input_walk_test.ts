@@ -181,6 +181,19 @@ Deno.test("U+0000: refused with 400 naming the field on every input path", opts,
         [field, "unpaired_surrogate"],
       ]);
     }
+    // Bytes that are not UTF-8 would be read as U+FFFD and stored so: refused instead.
+    const latin1 = await svc.request("/api/v1/admin/custom-fields", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: new Uint8Array([
+        ...new TextEncoder().encode('{"name":"f","label":"caf'),
+        0xe9,
+        0x22,
+        0x7d,
+      ]),
+    });
+    assert.equal(latin1.status, 400);
+    assert.match((await latin1.json()).message, /not UTF-8 text/);
     // A whole character spelled as its two escapes is text.
     const pair = await svc.request("/api/v1/admin/custom-fields", {
       method: "POST",

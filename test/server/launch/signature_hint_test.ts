@@ -4,7 +4,7 @@ import { createHmac } from "node:crypto";
 import { encodeBase64 } from "../../../server/crypto/base64.ts";
 import { AppError } from "../../../server/http/errors.ts";
 import { errorPage } from "../../../server/launch/error_page.tsx";
-import { jsonErrorPosition } from "../../../server/launch/json_position.ts";
+import { jsonErrorPosition } from "../../../server/http/json_position.ts";
 import { signatureHints } from "../../../server/launch/signature_hint.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
 
