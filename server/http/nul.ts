@@ -26,8 +26,14 @@ export const NUL_CODE = "nul_character";
  */
 export const SURROGATE_CODE = "unpaired_surrogate";
 
-/** What makes a string unstorable. */
-type TextProblem = typeof NUL_CODE | typeof SURROGATE_CODE;
+/**
+ * The field error code of a key named `__proto__`: a JavaScript object takes it for its prototype,
+ * so every schema would drop it without a word (a custom field of that name would vanish).
+ */
+export const PROTO_KEY_CODE = "reserved_key";
+
+/** What makes a string or a key unstorable. */
+type TextProblem = typeof NUL_CODE | typeof SURROGATE_CODE | typeof PROTO_KEY_CODE;
 
 function problemOf(text: string): TextProblem | null {
   if (text.includes("\0")) return NUL_CODE;
@@ -52,12 +58,6 @@ export function unstorableText(value: unknown): UnstorableText | null {
   return found && { path: found.keys.reverse().join(".") || "(root)", code: found.code };
 }
 
-/** The dotted path of the first string in `value` that holds U+0000, or null. */
-export function nulPath(value: unknown): string | null {
-  const found = unstorableText(value);
-  return found?.code === NUL_CODE ? found.path : null;
-}
-
 function problemKeys(value: unknown): { keys: string[]; code: TextProblem } | null {
   if (typeof value === "string") {
     const code = problemOf(value);
@@ -65,7 +65,7 @@ function problemKeys(value: unknown): { keys: string[]; code: TextProblem } | nu
   }
   if (typeof value !== "object" || value === null) return null;
   for (const key in value) {
-    const code = problemOf(key);
+    const code = key === "__proto__" ? PROTO_KEY_CODE : problemOf(key);
     if (code) return { keys: [key], code };
     const found = problemKeys((value as Record<string, unknown>)[key]);
     if (found) {
@@ -88,8 +88,11 @@ export function textFieldError({ path, code }: UnstorableText): FieldError {
     code,
     message: code === NUL_CODE
       ? "contains U+0000 (NUL), which cannot be stored: remove the character and send again"
-      : "contains half of a UTF-16 surrogate pair (text cut inside a character such as an " +
-        "emoji), which is not text: send the whole character, or remove the half",
+      : code === SURROGATE_CODE
+      ? "contains half of a UTF-16 surrogate pair (text cut inside a character such as an " +
+        "emoji), which is not text: send the whole character, or remove the half"
+      : "a key named __proto__ cannot be kept (JavaScript objects take it for their " +
+        "prototype): rename it",
   };
 }
 
@@ -158,8 +161,9 @@ async function findNul(c: Context<AppEnv>): Promise<UnstorableText | null> {
     const text = await jsonBodyText(c);
     // Kept for the error handler: a route's parser says only "Malformed JSON" (errors.ts).
     c.set("jsonBody", text);
-    // A surrogate can only be spelled as an escape in JSON text (decoded UTF-8 has none).
-    if (!text.includes("\0") && !/\\u(?:0000|d[89a-f])/i.test(text)) return null;
+    // Only a raw NUL, a \u escape (how JSON spells a control character or half a pair: decoded
+    // UTF-8 holds neither) or the key spelled out can be a problem: nothing else is parsed here.
+    if (!text.includes("\0") && !text.includes("\\u") && !text.includes("__proto__")) return null;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -217,9 +221,11 @@ export function refuseNul(oauthPrefix: string): MiddlewareHandler<AppEnv> {
     if (c.req.path.startsWith(oauthPrefix)) {
       throw new OAuthError(400, "invalid_request", `${at.path} ${error.message}`);
     }
-    const what = at.code === NUL_CODE ? "U+0000" : "half of a surrogate pair";
-    throw new AppError(400, "invalid_request", `Invalid request: ${at.path} holds ${what}`, [
-      error,
-    ]);
+    const what = at.code === NUL_CODE
+      ? "holds U+0000"
+      : at.code === SURROGATE_CODE
+      ? "holds half of a surrogate pair"
+      : "is a reserved key";
+    throw new AppError(400, "invalid_request", `Invalid request: ${at.path} ${what}`, [error]);
   };
 }

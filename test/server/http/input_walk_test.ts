@@ -194,6 +194,24 @@ Deno.test("U+0000: refused with 400 naming the field on every input path", opts,
     });
     assert.equal(latin1.status, 400);
     assert.match((await latin1.json()).message, /not UTF-8 text/);
+    // A key named __proto__ (spelled out or escaped) would vanish in any schema: refused.
+    for (
+      const text of [
+        '{"customFields":{"__proto__":{"p":"x"}}}',
+        '{"customFields":{"\\u005f_proto__":{"p":"x"}}}',
+      ]
+    ) {
+      const proto = await svc.request("/api/v1/sessions/1", {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: text,
+      });
+      const said = await proto.json();
+      assert.equal(proto.status, 400, text);
+      assert.deepEqual(said.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [
+        ["customFields.__proto__", "reserved_key"],
+      ]);
+    }
     // A whole character spelled as its two escapes is text.
     const pair = await svc.request("/api/v1/admin/custom-fields", {
       method: "POST",

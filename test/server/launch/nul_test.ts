@@ -100,6 +100,16 @@ for (const [backend, fixture] of launchFixtures(backends)) {
         const p = freshPayload({ customFields: { priority: "urgent \u{1F525}" } });
         assert.equal((await f.dryRun(p)).status, 200);
       });
+      await t.step("a key named __proto__ is refused, not dropped", async () => {
+        // JSON.parse makes it an own key (an object literal would set the prototype instead).
+        const p = freshPayload({ customFields: JSON.parse('{"__proto__":{"priority":"x"}}') });
+        const dry = await f.dryRun(p);
+        assert.equal(dry.status, 400, JSON.stringify(dry.body));
+        assert.deepEqual([dry.body.errors[0].path, dry.body.errors[0].code], [
+          `${PARAMS}.customFields.__proto__`,
+          "reserved_key",
+        ]);
+      });
     },
   });
 }
