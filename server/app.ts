@@ -47,6 +47,9 @@ function securityHeaders(publicUrl: string) {
   });
 }
 
+/** Where the OAuth 2.0 endpoints are: their errors take RFC 6749's shape. */
+const OAUTH_PREFIX = "/api/v1/oauth2/";
+
 /**
  * The whole service as one Hono app (routes, middleware, error handling); `drain` is the
  * service's shutdown state (server/ops/drain.ts).
@@ -61,18 +64,19 @@ export function buildApp(deps: Deps, drain: Drain = new Drain()): Hono<AppEnv> {
 
   // X-Request-Id: the caller's when it is 1-128 of [A-Za-z0-9_=-], else a new UUID; echoed.
   app.use("*", requestId({ limitLength: 128 }));
-  // The runtime builds the URL every route matches from Host: only host[:port] (http/host.ts).
-  app.use("*", refuseBadHost());
   // One JSON log line per request (hono/logger prints plain text), its span named by route, its
   // metrics (server/observability/requests.ts); secrets stay out of span URLs (tracing.ts).
   redactSpanUrls();
   app.use("*", observeRequests(deps.config));
   app.use("*", securityHeaders(deps.config.publicUrl));
   app.use("*", completePagePolicy());
+  // The runtime builds the URL every route matches from Host: only host[:port] (http/host.ts),
+  // refused after the request is logged, counted and given its headers, before anything reads it.
+  app.use("*", refuseBadHost());
   // Before any guard or route reads a body: every path's body limit from one table (413), then
   // the one rule for U+0000 in any input (400 naming the field).
-  app.use("*", limitBodies(bodyLimitRules(deps.config.portalPrefix)));
-  app.use("*", refuseNul("/api/v1/oauth2/"));
+  app.use("*", limitBodies(bodyLimitRules(deps.config.portalPrefix), OAUTH_PREFIX));
+  app.use("*", refuseNul(OAUTH_PREFIX));
   // Access fails closed: before any portal route, the portal's guard refuses every request
   // without a login unless server/http/public_routes.ts lists its route (the admin screens'
   // guard is the first middleware of /admin; the REST API answers 401 without a bearer token).

@@ -90,8 +90,9 @@ export async function listApps(tx: Tx, organizationId?: number): Promise<AppRow[
 }
 
 /**
- * Up to `limit` apps of the organization of app `appId`, itself left out, in creation order: the
- * few keys a refused launch's diagnosis may try (server/launch/signature_diagnosis.ts).
+ * Up to `limit` apps of the organization of app `appId`, itself left out, the newest first (a key
+ * mixed up is likeliest a recently added app's): the few keys a refused launch's diagnosis may try
+ * (server/launch/signature_diagnosis.ts).
  */
 export async function organizationAppsBeside(
   tx: Tx,
@@ -102,7 +103,7 @@ export async function organizationAppsBeside(
     select ${appColumns(tx)} from apps a
     where a.organization_id = (select organization_id from apps where id = ${appId})
       and a.id <> ${appId}
-    order by a.id limit ${limit}
+    order by a.id desc limit ${limit}
   `;
 }
 

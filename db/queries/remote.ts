@@ -213,15 +213,17 @@ export async function insertSignal(
     sender: "agent" | "customer" | "service";
     body: string;
     notify: string | null;
-    limits: SignalLimits;
+    /** null: stored whatever the session holds (the service's end of it, once). */
+    limits: SignalLimits | null;
   },
 ): Promise<number | null> {
+  const within = v.limits === null ? sql`true` : sql`signal_seq < ${v.limits.messages}
+    and signal_bytes + octet_length(${v.body}) <= ${v.limits.bytes}`;
   const [row] = await sql<{ seq: number }[]>`
     with n as (
       update remote_sessions
       set signal_seq = signal_seq + 1, signal_bytes = signal_bytes + octet_length(${v.body})
-      where id = ${v.remoteId} and signal_seq < ${v.limits.messages}
-        and signal_bytes + octet_length(${v.body}) <= ${v.limits.bytes}
+      where id = ${v.remoteId} and ${within}
       returning signal_seq
     ), i as (
       insert into remote_signals (remote_id, seq, sender, body)

@@ -7,7 +7,9 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import { AppError } from "./errors.ts";
+import { unreadableBody } from "./nul.ts";
 import { LAUNCH_ROUTE } from "../launch/contract.ts";
 
 /** The limit of every path no entry below names: the REST API, health, assets, unknown paths. */
@@ -52,14 +54,31 @@ function limitBody(kib: number): MiddlewareHandler {
   });
 }
 
-/** The one body-limit middleware: each request gets its path's limit from `rules`. */
-export function limitBodies(rules: readonly BodyLimitRule[]): MiddlewareHandler {
+/**
+ * The one body-limit middleware: each request gets its path's limit from `rules`. A body sent
+ * without a length is read whole here to count it; one that breaks off meanwhile is the client's
+ * fault, answered as the input rules answer it (nul.ts unreadableBody, RFC 6749's shape under
+ * `oauthPrefix`), not a 500.
+ */
+export function limitBodies(
+  rules: readonly BodyLimitRule[],
+  oauthPrefix: string,
+): MiddlewareHandler {
   const byKib = new Map<number, MiddlewareHandler>();
   for (const kib of [DEFAULT_BODY_LIMIT_KIB, ...rules.map((r) => r.kib)]) {
     if (!byKib.has(kib)) byKib.set(kib, limitBody(kib));
   }
-  return (c, next) => {
+  return async (c, next) => {
     if (!c.req.raw.body) return next();
-    return byKib.get(bodyLimitFor(rules, c.req.path))!(c, next);
+    let passed = false;
+    try {
+      return await byKib.get(bodyLimitFor(rules, c.req.path))!(c, () => {
+        passed = true;
+        return next();
+      });
+    } catch (err) {
+      if (passed || err instanceof AppError || err instanceof HTTPException) throw err;
+      throw unreadableBody(c.req.path, oauthPrefix);
+    }
   };
 }

@@ -13,9 +13,13 @@ import { AppError } from "./errors.ts";
  */
 const HOST = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
-/** True when `host` (a Host header's value) is `host[:port]` and nothing else. */
+/**
+ * True when `host` (a Host header's value) is `host[:port]` and nothing else, and a URL can be
+ * built on it: routes parse `new URL(c.req.url)`, which refuses what the pattern lets through
+ * (`foo.1`, `1.2.3.256`, a port past 65535, `[1]`).
+ */
 export function validHost(host: string): boolean {
-  return HOST.test(host);
+  return HOST.test(host) && URL.canParse(`http://${host}/`);
 }
 
 /** Refuses a request whose Host header is not `host[:port]` with 400 `invalid_host`. */

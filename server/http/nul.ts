@@ -114,10 +114,27 @@ async function readBody<T>(read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (err) {
     if (err instanceof AppError || err instanceof HTTPException) throw err;
-    throw new UnreadableBody(
-      "The request body could not be read: the connection ended before the whole body arrived",
-    );
+    throw new UnreadableBody(BODY_ENDED_EARLY);
   }
+}
+
+/** Why a body that ended before it was whole is refused. */
+const BODY_ENDED_EARLY =
+  "The request body could not be read: the connection ended before the whole body arrived";
+
+/**
+ * The 400 of a body that could not be read, as `path` answers errors: RFC 6749's shape under
+ * `oauthPrefix`, the service's elsewhere. Also what the body limit answers when a body sent
+ * without a length breaks off while it counts it (body_limit.ts).
+ */
+export function unreadableBody(
+  path: string,
+  oauthPrefix: string,
+  message = BODY_ENDED_EARLY,
+): AppError {
+  return path.startsWith(oauthPrefix)
+    ? new OAuthError(400, "invalid_request", message)
+    : new AppError(400, "invalid_request", message);
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -181,6 +198,8 @@ async function findNul(c: Context<AppEnv>): Promise<UnstorableText | null> {
     return null;
   }
   if (type === "multipart/form-data") {
+    // The bytes first: a body cut short is that, not a form that does not parse.
+    await readBody(() => c.req.arrayBuffer());
     let form: FormData;
     try {
       form = await c.req.formData();
@@ -211,10 +230,7 @@ export function refuseNul(oauthPrefix: string): MiddlewareHandler<AppEnv> {
       at = await findNul(c);
     } catch (err) {
       if (!(err instanceof UnreadableBody)) throw err;
-      if (c.req.path.startsWith(oauthPrefix)) {
-        throw new OAuthError(400, "invalid_request", err.message);
-      }
-      throw new AppError(400, "invalid_request", err.message);
+      throw unreadableBody(c.req.path, oauthPrefix, err.message);
     }
     if (at === null) return next();
     const error = textFieldError(at);

@@ -40,6 +40,7 @@ export const launches = registry.counter({
   help: "Launches by app and outcome: ok, reentered (a replay that went back to its session), " +
     "or the refusal's code; app is empty when no app of that name was found.",
   labels: ["app", "outcome"],
+  unbounded: ["app"],
 });
 
 /** How long launches took, by result. */
@@ -75,6 +76,7 @@ export const deliveries = registry.counter({
   help: "Callback delivery attempts by app and result: delivered, retry (failed, will be " +
     "retried), failed (given up) or released (interrupted by a shutdown).",
   labels: ["app", "result"],
+  unbounded: ["app"],
 });
 
 /** How long delivery attempts took, by result. */

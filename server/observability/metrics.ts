@@ -25,6 +25,11 @@ export interface InstrumentSpec<L extends string> {
   unit: string;
   help: string;
   labels: readonly L[];
+  /**
+   * The labels whose values grow with the deployment (an app's name), replaced by `_overflow` once
+   * the instrument holds MAX_SERIES series; the others keep theirs. Unset: all of them.
+   */
+  unbounded?: readonly L[];
   /** A Prometheus name fixed by convention, used instead of the translated one. */
   prometheus?: string;
 }
@@ -88,17 +93,24 @@ interface Family {
 
 /**
  * The series one counter or histogram keeps at most. Every label of the service's instruments
- * comes from a bounded set (a route pattern, a status, an error code, a known app), so this is a
- * guard against a label that is not, never a limit a working service reaches: past it, a new
- * label set counts in one series whose labels all read `_overflow` (in /metrics and over OTLP),
- * and the instrument logs one warning. Memory stays bounded whatever the requests carry.
+ * comes from a bounded set (a route pattern, a status, an error code, a stored app name), so this
+ * guards against a label that is not, and against deployments with thousands of apps (apps ×
+ * outcomes): past it, a new label set counts in a series whose unbounded labels (`app`) read
+ * `_overflow`, the others kept (in /metrics and over OTLP), and the instrument logs one warning.
+ * Memory stays bounded whatever the requests carry.
  */
-export const MAX_SERIES = 2_000;
+export const MAX_SERIES = 10_000;
 
-/** The label value of the series that holds every label set past MAX_SERIES. */
+/** The label value of the series that hold the label sets past MAX_SERIES. */
 export const OVERFLOW = "_overflow";
 
-/** The series of one instrument, keyed by their label values, at most `MAX_SERIES` of them. */
+/** Overflow series an instrument keeps at most (one per value of the labels it keeps). */
+const OVERFLOW_SERIES = 1_000;
+
+/**
+ * The series of one instrument, keyed by their label values: MAX_SERIES of them, then at most
+ * OVERFLOW_SERIES overflow series, then one.
+ */
 class SeriesStore<L extends string, S extends { labels: string[] }> {
   #values = new Map<string, S>();
   #overflowed = false;
@@ -114,12 +126,12 @@ class SeriesStore<L extends string, S extends { labels: string[] }> {
     const key = values.join("\u0001");
     const series = this.#values.get(key);
     if (series) return { series, labels };
-    if (this.#values.size < MAX_SERIES - 1) {
+    if (this.#values.size < MAX_SERIES) {
       const created = this.create(values);
       this.#values.set(key, created);
       return { series: created, labels };
     }
-    return this.#overflow();
+    return this.#overflow(labels);
   }
 
   /** The series of `labels`, when it exists. */
@@ -127,8 +139,16 @@ class SeriesStore<L extends string, S extends { labels: string[] }> {
     return this.#values.get(this.spec.labels.map((name) => labels[name]).join("\u0001"));
   }
 
-  #overflow(): { series: S; labels: Labels<L> } {
-    const values = this.spec.labels.map(() => OVERFLOW);
+  #overflow(given: Labels<L>): { series: S; labels: Labels<L> } {
+    // The labels kept are bounded by design; if one is not after all, past OVERFLOW_SERIES more
+    // every label reads _overflow.
+    const open = this.#values.size < MAX_SERIES + OVERFLOW_SERIES
+      ? this.spec.unbounded ?? this.spec.labels
+      : this.spec.labels;
+    const labels = Object.fromEntries(
+      this.spec.labels.map((name) => [name, open.includes(name) ? OVERFLOW : given[name]]),
+    ) as Labels<L>;
+    const values = this.spec.labels.map((name) => labels[name]);
     const key = values.join("\u0001");
     let series = this.#values.get(key);
     if (!series) {
@@ -142,8 +162,7 @@ class SeriesStore<L extends string, S extends { labels: string[] }> {
         series: MAX_SERIES,
       });
     }
-    const labels = Object.fromEntries(this.spec.labels.map((name) => [name, OVERFLOW]));
-    return { series, labels: labels as Labels<L> };
+    return { series, labels };
   }
 
   values(): IterableIterator<S> {

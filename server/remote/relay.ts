@@ -145,15 +145,21 @@ export class SignalRelay {
 
   /**
    * Stores a message of `sender` for remote session `remoteId` and wakes its readers; its seq, or
-   * null when the session has relayed all SIGNAL_LIMITS allow (nothing stored).
+   * null when the session has relayed all SIGNAL_LIMITS allow (nothing stored). `limits` null:
+   * stored anyway (the news that the session ended, which the other side must get).
    */
-  async publish(remoteId: number, sender: Sender, body: unknown): Promise<number | null> {
+  async publish(
+    remoteId: number,
+    sender: Sender,
+    body: unknown,
+    limits: SignalLimits | null = SIGNAL_LIMITS,
+  ): Promise<number | null> {
     const seq = await insertSignal(this.sql, {
       remoteId,
       sender,
       body: JSON.stringify(body),
       notify: this.listenSql !== null ? this.name : null,
-      limits: SIGNAL_LIMITS,
+      limits,
     });
     if (seq !== null) this.#wake(remoteId, sender);
     return seq;

@@ -18,6 +18,7 @@ import type { WSContext, WSEvents } from "hono/ws";
 import type { Deps } from "../deps.ts";
 import { remoteById, type RemoteRow } from "../../db/queries/remote.ts";
 import { SIGNAL_LIMITS, type Subscription } from "./relay.ts";
+import type { SignalLimits } from "../../db/queries/remote.ts";
 import { candidateAllowed, filterSdp } from "./ice.ts";
 import { consent, endRemote, sharing } from "./invitations.ts";
 import { log } from "../log.ts";
@@ -122,8 +123,13 @@ export function signalingEvents(
    * Relays `body` from `sender`; once the remote session has relayed all SIGNAL_LIMITS allow
    * (nothing more is stored, whoever sends it), refuses and closes the socket instead.
    */
-  const publish = async (ws: WSContext, sender: Side | "service", body: unknown) => {
-    if (await relay.publish(remoteId, sender, body) !== null) return;
+  const publish = async (
+    ws: WSContext,
+    sender: Side | "service",
+    body: unknown,
+    limits: SignalLimits | null = SIGNAL_LIMITS,
+  ) => {
+    if (await relay.publish(remoteId, sender, body, limits) !== null) return;
     const { messages, bytes } = SIGNAL_LIMITS;
     refuseAndClose(
       ws,
@@ -134,14 +140,19 @@ export function signalingEvents(
     );
   };
 
-  const publishStatus = async (ws: WSContext) => {
+  /**
+   * Relays the remote session's status. `ending`: this socket's `end` just ended it, news the
+   * other side must get whatever the session has relayed (its socket closes on it); once a
+   * session, since only the call that ends it records the end.
+   */
+  const publishStatus = async (ws: WSContext, ending = false) => {
     const now = await remoteById(deps.sql, remoteId);
     if (!now) return;
     await publish(ws, "service", {
       type: "status",
       status: now.status,
       ...(now.endedBy ? { endedBy: now.endedBy } : {}),
-    });
+    }, ending ? null : SIGNAL_LIMITS);
   };
 
   /**
@@ -221,8 +232,7 @@ export function signalingEvents(
         await publishStatus(ws);
         return;
       case "end":
-        await endRemote(deps, s.remote, s.side, s.agentId);
-        await publishStatus(ws);
+        await publishStatus(ws, await endRemote(deps, s.remote, s.side, s.agentId));
         return;
       default:
         return await publish(ws, s.side, m);

@@ -1,5 +1,6 @@
 /** The guided-path form: steps as text, translations as JSON, and its view. */
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { textFieldError, unstorableText } from "../../http/nul.ts";
 import type { GuidedPath } from "../guided_paths.ts";
 import type { Category } from "../guided_paths.ts";
 import { str } from "./form_helpers.ts";
@@ -71,6 +72,9 @@ export function pathInput(
   if (f.translations.trim()) {
     try {
       translations = JSON.parse(f.translations);
+      // JSON inside a form field: the input rules (nul.ts) see the field, not what it spells.
+      const bad = unstorableText(translations);
+      if (bad) errors.translations = `${bad.path}: ${textFieldError(bad).message}`;
     } catch (err) {
       errors.translations = `not valid JSON: ${(err as Error).message}`;
     }

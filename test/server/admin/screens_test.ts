@@ -206,6 +206,19 @@ for (const backend of backends) {
     const page = await (await get(svc, admin, location)).text();
     assert.match(page, /role="status">Saved\.<\/p>/);
 
+    // JSON inside a form field: half a surrogate pair in it is refused, naming where.
+    const half = await post(svc, admin, "/admin/guided-paths/paths", {
+      title: uniqueId("Half "),
+      categoryUid: cat.uid,
+      steps: "# One\nDo it.",
+      translations: '{"fr": {"title": "Imprimante \\ud83d"}}',
+    });
+    assert.equal(half.status, 400);
+    assert.match(
+      fieldError(await half.text(), "translations") ?? "",
+      /^fr\.title: .*surrogate pair/,
+    );
+
     const blank = await post(svc, admin, "/admin/guided-paths/categories", { name: " " });
     assert.equal(blank.status, 400);
     assert.equal(fieldError(await blank.text(), "name"), "required");

@@ -101,6 +101,25 @@ Deno.test({
         assert.equal(res.status, 400, `${path}: ${res.body}`);
         assert.match(res.body, /connection ended before the whole body arrived/);
       }
+      // Without a length (chunked), the body limit reads it to count it: it breaks there.
+      const chunked = await raw(
+        port,
+        `POST /api/v1/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+          "Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n" +
+          "5\r\ngrant\r\n",
+        true,
+      );
+      assert.equal(chunked.status, 400, chunked.body);
+      assert.equal(JSON.parse(chunked.body).error, "invalid_request");
+      // A multipart body cut short is that, not a form without its boundary.
+      const cut = await raw(
+        port,
+        `POST /portal/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json\r\n` +
+          "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 400\r\n\r\n--b\r\n",
+        true,
+      );
+      assert.equal(cut.status, 400, cut.body);
+      assert.match(cut.body, /connection ended before the whole body arrived/);
       assert.deepEqual(errors.filter((e) => e.includes("unhandled error")), []);
     });
   },
@@ -120,6 +139,11 @@ Deno.test({
           `127.0.0.1:${port}#x`,
           "user@127.0.0.1",
           "127.0.0.1:99999999",
+          // The pattern lets these through; the URL parser, which routes use, does not.
+          "foo.1",
+          "1.2.3.256",
+          "a:99999",
+          "[1]",
         ]
       ) {
         const res = await get(host);

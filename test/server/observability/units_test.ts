@@ -194,19 +194,22 @@ Deno.test("metrics registry: Prometheus text that the npm parser reads back", as
   );
 });
 
-Deno.test("metrics registry: past MAX_SERIES label sets, new ones count as one _overflow series", async () => {
+Deno.test("metrics registry: past MAX_SERIES label sets, the unbounded labels read _overflow", async () => {
   const registry = new Registry();
+  // No unbounded label named: all of them overflow.
   const counter = registry.counter({
     name: "test.hits",
     unit: "{hit}",
     help: "Hits by key.",
     labels: ["key", "kind"],
   });
+  // The app is the unbounded label: the outcome is kept past the limit.
   const histogram = registry.histogram({
     name: "test.took",
     unit: "s",
-    help: "Durations by key.",
-    labels: ["key"],
+    help: "Durations by app and outcome.",
+    labels: ["app", "outcome"],
+    unbounded: ["app"],
     buckets: [1],
   });
   const extra = 25;
@@ -216,7 +219,7 @@ Deno.test("metrics registry: past MAX_SERIES label sets, new ones count as one _
   try {
     for (let i = 0; i < MAX_SERIES + extra; i++) {
       counter.add({ key: `k${i}`, kind: "a" });
-      histogram.record({ key: `k${i}` }, 0.5);
+      histogram.record({ app: `app${i}`, outcome: i % 2 ? "ok" : "refused" }, 0.5);
     }
   } finally {
     console.log = original;
@@ -226,19 +229,27 @@ Deno.test("metrics registry: past MAX_SERIES label sets, new ones count as one _
   const text = await registry.render();
   const parsed = parsePrometheusTextFormat(text);
   const hits = parsed[0].metrics as { labels: Record<string, string>; value: string }[];
-  assert.equal(hits.length, MAX_SERIES);
+  assert.equal(hits.length, MAX_SERIES + 1);
   assert.equal(hits.find((m) => m.labels.key === "k0")?.value, "5");
-  const kept = MAX_SERIES - 1;
-  const past = String(MAX_SERIES + extra - kept);
   assert.deepEqual(hits.find((m) => m.labels.key === OVERFLOW), {
     labels: { key: OVERFLOW, kind: OVERFLOW },
-    value: past,
+    value: String(extra),
   });
-  assert.ok(!hits.some((m) => m.labels.key === `k${kept}`), "the first set past the limit");
+  assert.ok(!hits.some((m) => m.labels.key === `k${MAX_SERIES}`), "the first set past the limit");
   // The npm parser drops a histogram's labels, so its count lines are read from the text.
-  const counts = text.match(/^test_took_seconds_count\{.*$/gm) ?? [];
-  assert.equal(counts.length, MAX_SERIES);
-  assert.ok(counts.includes(`test_took_seconds_count{key="${OVERFLOW}"} ${past}`));
+  const counts: string[] = text.match(/^test_took_seconds_count\{.*$/gm) ?? [];
+  assert.equal(counts.length, MAX_SERIES + 2, "one overflow series per outcome");
+  const past = (outcome: string) =>
+    Array.from({ length: extra }, (_, j) => MAX_SERIES + j)
+      .filter((i) => (i % 2 ? "ok" : "refused") === outcome).length;
+  for (const outcome of ["ok", "refused"]) {
+    assert.ok(
+      counts.includes(
+        `test_took_seconds_count{app="${OVERFLOW}",outcome="${outcome}"} ${past(outcome)}`,
+      ),
+      outcome,
+    );
+  }
   // One warning per instrument, naming it.
   const warnings = logs.filter((l) => l.level === "warn");
   assert.deepEqual(warnings.map((l) => l.instrument), ["test.hits", "test.took"]);

@@ -226,6 +226,16 @@ for (const backend of backends) {
           counted.send(offer(3));
           await refused(counted);
           assert.equal(await offers(), 1);
+          // Still, when the customer ends it, the agent's page is told, and its socket closes.
+          const watching = agentSocket(svc, spare);
+          const ending = customerSocket(svc, spare, spareCookie);
+          await Promise.all([watching.opened, ending.opened]);
+          await watching.next((m) => m.type === "welcome");
+          ending.send({ type: "end" });
+          const ended = await watching.next((m) => m.from === "service");
+          assert.equal(ended.msg.status, "ended");
+          assert.equal((await watching.closed).code, 1000);
+          assert.ok(!ending.queue.some((m) => m.type === "error"), JSON.stringify(ending.queue));
         });
 
         await t.step(
