@@ -75,7 +75,36 @@ function adminAccess(deps: Deps): MiddlewareHandler<ScreenEnv> {
     }
     c.set("admin", admin);
     if (c.req.method === "POST") {
+      // What a browser's form sends; anything else would read as a form without its token.
+      const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+      if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+        return c.html(
+          adminPage(
+            null,
+            "Not a form",
+            <p class="alert" role="alert">
+              The admin screens take HTML forms (application/x-www-form-urlencoded or
+              multipart/form-data), as the browser sends them. To script administration, use the
+              admin API under /api/v1/admin with a bearer token.
+            </p>,
+          ),
+          415,
+        );
+      }
       const form = await c.req.parseBody({ all: true });
+      if (Array.isArray(form.csrf)) {
+        return c.html(
+          adminPage(
+            null,
+            "Form sent twice over",
+            <p class="alert" role="alert">
+              The form carried its CSRF token {form.csrf.length}{" "}
+              times: send each field once. Go back, reload the page and try again.
+            </p>,
+          ),
+          400,
+        );
+      }
       if (!csrfMatches(admin, form.csrf)) {
         return c.html(
           adminPage(

@@ -95,6 +95,21 @@ for (const backend of backends) {
       assert.equal(res.status, 403);
       assert.match(await res.text(), /missing or wrong CSRF token/);
     }
+    // Not the CSRF token's fault: a body that is no form, and the token sent twice, say so.
+    const json = await svc.request("/admin/teams", {
+      method: "POST",
+      headers: { Cookie: admin.cookie, "Content-Type": "application/json" },
+      body: JSON.stringify({ csrf: admin.csrf, teamId, name: "As JSON" }),
+    });
+    assert.equal(json.status, 415);
+    assert.match(await json.text(), /take HTML forms.*\/api\/v1\/admin/s);
+    const twice = await post(svc, admin, "/admin/teams", {
+      csrf: admin.csrf,
+      teamId,
+      name: "Twice",
+    });
+    assert.equal(twice.status, 400);
+    assert.match(await twice.text(), /CSRF token 2\s+times: send each field once/);
     const [{ count }] = await svc.db.sql`select count(*) from teams where team_id = ${teamId}`;
     assert.equal(count, 0);
   });
