@@ -16,6 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, type FieldError, OAuthError } from "./errors.ts";
 import type { AppEnv } from "./env.ts";
+import { mediaType } from "./media_type.ts";
 
 /** The field error code of a value that holds U+0000. */
 export const NUL_CODE = "nul_character";
@@ -81,19 +82,27 @@ export function nulFieldError(path: string): FieldError {
   return textFieldError({ path, code: NUL_CODE });
 }
 
+/** Each problem: what a request's message says of the field, and its field error's message. */
+const PROBLEMS: Record<TextProblem, { holds: string; message: string }> = {
+  [NUL_CODE]: {
+    holds: "holds U+0000",
+    message: "contains U+0000 (NUL), which cannot be stored: remove the character and send again",
+  },
+  [SURROGATE_CODE]: {
+    holds: "holds half of a surrogate pair",
+    message: "contains half of a UTF-16 surrogate pair (text cut inside a character such as an " +
+      "emoji), which is not text: send the whole character, or remove the half",
+  },
+  [PROTO_KEY_CODE]: {
+    holds: "is a reserved key",
+    message: "a key named __proto__ cannot be kept (JavaScript objects take it for their " +
+      "prototype): rename it",
+  },
+};
+
 /** The field error of unstorable text: what was wrong and what to do. */
 export function textFieldError({ path, code }: UnstorableText): FieldError {
-  return {
-    path,
-    code,
-    message: code === NUL_CODE
-      ? "contains U+0000 (NUL), which cannot be stored: remove the character and send again"
-      : code === SURROGATE_CODE
-      ? "contains half of a UTF-16 surrogate pair (text cut inside a character such as an " +
-        "emoji), which is not text: send the whole character, or remove the half"
-      : "a key named __proto__ cannot be kept (JavaScript objects take it for their " +
-        "prototype): rename it",
-  };
+  return { path, code, message: PROBLEMS[code].message };
 }
 
 /** A NUL in the parameter or field `name` (its own NULs shown as U+FFFD). */
@@ -103,6 +112,10 @@ function nulAt(name: string): UnstorableText {
 
 /** A request body that could not be read: its reason, for a 400. */
 class UnreadableBody extends Error {}
+
+/** Why a body that ended before it was whole is refused. */
+const BODY_ENDED_EARLY =
+  "The request body could not be read: the connection ended before the whole body arrived";
 
 /**
  * What `read` reads of the request body. A body that ends early (the client closed the connection,
@@ -117,10 +130,6 @@ async function readBody<T>(read: () => Promise<T>): Promise<T> {
     throw new UnreadableBody(BODY_ENDED_EARLY);
   }
 }
-
-/** Why a body that ended before it was whole is refused. */
-const BODY_ENDED_EARLY =
-  "The request body could not be read: the connection ended before the whole body arrived";
 
 /**
  * The 400 of a body that could not be read, as `path` answers errors: RFC 6749's shape under
@@ -173,7 +182,7 @@ async function findNul(c: Context<AppEnv>): Promise<UnstorableText | null> {
     }
   }
   if (!c.req.raw.body) return null;
-  const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(c);
   if (type === "application/json" || type.endsWith("+json")) {
     const text = await jsonBodyText(c);
     // Kept for the error handler: a route's parser says only "Malformed JSON" (errors.ts).
@@ -237,11 +246,7 @@ export function refuseNul(oauthPrefix: string): MiddlewareHandler<AppEnv> {
     if (c.req.path.startsWith(oauthPrefix)) {
       throw new OAuthError(400, "invalid_request", `${at.path} ${error.message}`);
     }
-    const what = at.code === NUL_CODE
-      ? "holds U+0000"
-      : at.code === SURROGATE_CODE
-      ? "holds half of a surrogate pair"
-      : "is a reserved key";
-    throw new AppError(400, "invalid_request", `Invalid request: ${at.path} ${what}`, [error]);
+    const { holds } = PROBLEMS[at.code];
+    throw new AppError(400, "invalid_request", `Invalid request: ${at.path} ${holds}`, [error]);
   };
 }

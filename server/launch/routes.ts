@@ -81,9 +81,9 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       if (verified.repaired) warnings = [verified.repaired];
       const mapped = mapPayload(launchApp, verified.payload);
       payload = mapped.logged;
-      // The whole payload as signed, a CRM's own shape too (the launch log keeps what the
-      // mapping leaves aside); a refusal's log record keeps it with U+FFFD (db/mod.ts jsonb).
-      refuseUnstorableText(verified.payload);
+      // parseLaunchPayload checks what it reads; a CRM's own shape, which the launch log keeps
+      // beside it, is checked as signed (a refusal's record keeps it with U+FFFD: db/mod.ts).
+      if (mapped.payload !== verified.payload) refuseUnstorableText(verified.payload);
       warnings = [...warnings, ...mapped.warnings];
       const crm = await sealCrmToken(deps, launchApp.id, mapped.crm, warnings);
       const parsed = parseLaunchPayload(mapped.payload);

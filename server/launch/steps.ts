@@ -21,6 +21,7 @@ import { AppError, asAppError } from "../http/errors.ts";
 import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { formValues } from "../http/form_value.ts";
 import { frameAncestorsCsp, originAllowed } from "../http/frame_ancestors.ts";
+import { isFormType, mediaType } from "../http/media_type.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
@@ -83,8 +84,8 @@ export function checkOrigin(config: Config, app: LaunchApp, origin: string | und
  * for a body that is not a form, 400 when the field is a file.
  */
 export async function readSignedRequest(c: Context): Promise<string | undefined> {
-  const type = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+  const type = mediaType(c);
+  if (!isFormType(type)) {
     throw new AppError(
       415,
       "unsupported_media_type",

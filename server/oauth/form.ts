@@ -1,11 +1,11 @@
 /** Reads an application/x-www-form-urlencoded OAuth request body (RFC 6749 §3.2). */
 import type { Context } from "hono";
 import { OAuthError } from "../http/errors.ts";
+import { mediaType } from "../http/media_type.ts";
 
 /** Parses the form; rejects a wrong content type and repeated parameters with invalid_request. */
 export async function readOAuthForm(c: Context): Promise<Record<string, string>> {
-  const type = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") {
+  if (mediaType(c) !== "application/x-www-form-urlencoded") {
     throw new OAuthError(
       400,
       "invalid_request",

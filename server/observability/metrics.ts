@@ -122,21 +122,25 @@ class SeriesStore<L extends string, S extends { labels: string[] }> {
 
   /** The series of `labels` (created if new), and the labels to report it under. */
   find(labels: Labels<L>): { series: S; labels: Labels<L> } {
-    const values = this.spec.labels.map((name) => labels[name]);
-    const key = values.join("\u0001");
-    const series = this.#values.get(key);
+    const series = this.get(labels);
     if (series) return { series, labels };
-    if (this.#values.size < MAX_SERIES) {
-      const created = this.create(values);
-      this.#values.set(key, created);
-      return { series: created, labels };
-    }
+    if (this.#values.size < MAX_SERIES) return { series: this.#create(labels), labels };
     return this.#overflow(labels);
   }
 
   /** The series of `labels`, when it exists. */
   get(labels: Labels<L>): S | undefined {
-    return this.#values.get(this.spec.labels.map((name) => labels[name]).join("\u0001"));
+    return this.#values.get(this.#key(labels));
+  }
+
+  #key(labels: Labels<L>): string {
+    return this.spec.labels.map((name) => labels[name]).join("\u0001");
+  }
+
+  #create(labels: Labels<L>): S {
+    const series = this.create(this.spec.labels.map((name) => labels[name]));
+    this.#values.set(this.#key(labels), series);
+    return series;
   }
 
   #overflow(given: Labels<L>): { series: S; labels: Labels<L> } {
@@ -148,13 +152,7 @@ class SeriesStore<L extends string, S extends { labels: string[] }> {
     const labels = Object.fromEntries(
       this.spec.labels.map((name) => [name, open.includes(name) ? OVERFLOW : given[name]]),
     ) as Labels<L>;
-    const values = this.spec.labels.map((name) => labels[name]);
-    const key = values.join("\u0001");
-    let series = this.#values.get(key);
-    if (!series) {
-      series = this.create(values);
-      this.#values.set(key, series);
-    }
+    const series = this.get(labels) ?? this.#create(labels);
     if (!this.#overflowed) {
       this.#overflowed = true;
       log.warn("metrics: too many label sets; further ones are counted as _overflow", {

@@ -19,6 +19,7 @@ import {
   type SignalRow,
   signalsAfter,
 } from "../../db/queries/remote.ts";
+import { log } from "../log.ts";
 
 /**
  * What one remote session may relay, every message counted, whoever sends it (a socket's `bye`
@@ -26,7 +27,6 @@ import {
  * connects, offers and trickles its candidates a few times uses well under 1 % of either.
  */
 export const SIGNAL_LIMITS: SignalLimits = { messages: 20_000, bytes: 16 * 1024 * 1024 };
-import { log } from "../log.ts";
 
 /** A side of a remote session, and the service's own messages (status) to both. */
 export type Sender = "agent" | "customer" | "service";

@@ -18,6 +18,7 @@ import {
 } from "../../http/access.ts";
 import { publicMatcher, publicRoutes } from "../../http/public_routes.ts";
 import { waitText } from "../../http/wait_text.ts";
+import { isFormType, mediaType } from "../../http/media_type.ts";
 import { csrfMatches, PasswordSignIn } from "../../auth/logins.ts";
 import { issueSignInToken, SIGN_IN_TOKEN } from "../../auth/sign_in_token.ts";
 import { postedSignIn } from "../../auth/sign_in_form.ts";
@@ -60,6 +61,11 @@ function nextPage(next: unknown): string {
   return safeNext(ADMIN_SIGN_IN.prefix, next, ADMIN_SIGN_IN.fallback);
 }
 
+/** The page of a POST the admin guard refuses: `title`, and `text` saying why and what to do. */
+function refusedPost(c: Context, status: 400 | 403 | 415, title: string, text: string) {
+  return c.html(adminPage(null, title, <p class="alert" role="alert">{text}</p>), status);
+}
+
 /**
  * The admin screens' guard: a route on the public list passes; anything else needs an
  * administrator's login (stored as `admin`) and, on a POST, the login's CSRF token (the parsed
@@ -76,46 +82,33 @@ function adminAccess(deps: Deps): MiddlewareHandler<ScreenEnv> {
     c.set("admin", admin);
     if (c.req.method === "POST") {
       // What a browser's form sends; anything else would read as a form without its token.
-      const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
-      if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
-        return c.html(
-          adminPage(
-            null,
-            "Not a form",
-            <p class="alert" role="alert">
-              The admin screens take HTML forms (application/x-www-form-urlencoded or
-              multipart/form-data), as the browser sends them. To script administration, use the
-              admin API under /api/v1/admin with a bearer token.
-            </p>,
-          ),
+      if (!isFormType(mediaType(c))) {
+        return refusedPost(
+          c,
           415,
+          "Not a form",
+          "The admin screens take HTML forms (application/x-www-form-urlencoded or " +
+            "multipart/form-data), as the browser sends them. To script administration, use the " +
+            "admin API under /api/v1/admin with a bearer token.",
         );
       }
       const form = await c.req.parseBody({ all: true });
       if (Array.isArray(form.csrf)) {
-        return c.html(
-          adminPage(
-            null,
-            "Form sent twice over",
-            <p class="alert" role="alert">
-              The form carried its CSRF token {form.csrf.length}{" "}
-              times: send each field once. Go back, reload the page and try again.
-            </p>,
-          ),
+        return refusedPost(
+          c,
           400,
+          "Form sent twice over",
+          `The form carried its CSRF token ${form.csrf.length} times: send each field once. ` +
+            "Go back, reload the page and try again.",
         );
       }
       if (!csrfMatches(admin, form.csrf)) {
-        return c.html(
-          adminPage(
-            null,
-            "Form expired",
-            <p class="alert" role="alert">
-              This form is no longer valid (missing or wrong CSRF token). Go back, reload the page
-              and try again.
-            </p>,
-          ),
+        return refusedPost(
+          c,
           403,
+          "Form expired",
+          "This form is no longer valid (missing or wrong CSRF token). Go back, reload the page " +
+            "and try again.",
         );
       }
       c.set("form", form);
