@@ -74,6 +74,11 @@ export interface Config {
   callbackMaxAttempts: number;
   /** How often an idle delivery worker looks for events other processes emitted. */
   callbackPollMs: number;
+  /**
+   * HTTP_PROXY or HTTPS_PROXY (either case) is set: callbacks go through `fetch`, which honours
+   * them, not through the client that connects to the addresses checked.
+   */
+  callbackViaProxy: boolean;
   /** SMTP server of outgoing mail (`smtp://` or `smtps://`); unset: no mail is sent. */
   smtpUrl: string | undefined;
   /** The From of outgoing mail. */
@@ -353,6 +358,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     callbackRetryBaseMs: e.CALLBACK_RETRY_BASE_MS,
     callbackMaxAttempts: e.CALLBACK_MAX_ATTEMPTS,
     callbackPollMs: e.CALLBACK_POLL_MS,
+    callbackViaProxy: ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]
+      .some((name) => Boolean(env[name])),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ??
       `Portal Launcher <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,

@@ -30,6 +30,7 @@ import { resolveSecretKey } from "./auth/secret_key.ts";
 import { DeliveryWorker } from "./callbacks/worker.ts";
 import { MailWorker } from "./mail/mailer.ts";
 import { TokenSource } from "./callbacks/oauth_client.ts";
+import { CallbackHttpClient } from "./callbacks/http_client.ts";
 import type { Resolver } from "./callbacks/destination.ts";
 import { AppCache } from "./launch/app_cache.ts";
 import { Drain } from "./ops/drain.ts";
@@ -138,13 +139,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxAttempts: config.callbackMaxAttempts,
       allowPrivate: config.callbackAllowPrivateNetworks,
     };
+    // Deliveries and their token requests connect to the addresses they checked, unless a proxy
+    // must carry them.
+    const http = config.callbackViaProxy ? undefined : new CallbackHttpClient();
     const tokens = new TokenSource({
       timeoutMs: config.callbackTimeoutMs,
       allowPrivate: config.callbackAllowPrivateNetworks,
       resolve: options.resolve,
+      http,
     });
     const deliveries = new DeliveryWorker(
-      { sql: db.sql, secrets, tokens, settings, resolve: options.resolve },
+      { sql: db.sql, secrets, tokens, settings, resolve: options.resolve, http },
       { pollMs: config.callbackPollMs, extraBatches: options.extraDeliveryBatches },
     );
     const mail = config.smtpUrl
@@ -213,6 +218,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         stopHousekeeping();
         await deps.remote.relay.stop();
         await deliveries.stop();
+        http?.close();
         await mail?.stop();
         await db.close();
         dataDirLock?.release();

@@ -19,6 +19,7 @@ import { adapterOf } from "./adapters/registry.ts";
 import { AdapterRefusal, type EventBody, type OutboundRequest } from "./adapters/mod.ts";
 import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { checkDestination, DestinationRefused, type Resolver } from "./destination.ts";
+import type { Answer, CallbackHttpClient } from "./http_client.ts";
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
 import { requestSignal, requestTimeoutMs } from "./timeout.ts";
@@ -39,6 +40,11 @@ export interface DeliveryContext {
   tokens: TokenSource;
   settings: DeliverySettings;
   resolve?: Resolver;
+  /**
+   * The client that sends deliveries to the addresses checked (http_client.ts); without one,
+   * `fetch` sends them (with HTTP_PROXY or HTTPS_PROXY set, and in tests that stand in for it).
+   */
+  http?: CallbackHttpClient;
   fetch?: typeof fetch;
 }
 
@@ -61,6 +67,11 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_MS, Number(text) * 1000);
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.min(MAX_RETRY_MS, Math.max(0, date - now));
+}
+
+/** A fetch Response as an Answer: its body's first RESPONSE_SNIPPET_BYTES, the rest cancelled. */
+async function answerOf(res: Response): Promise<Answer> {
+  return { status: res.status, headers: res.headers, snippet: await snippet(res) };
 }
 
 /** Reads at most RESPONSE_SNIPPET_BYTES of a body, then cancels the rest. */
@@ -286,38 +297,34 @@ async function attemptOnce(
   try {
     const request = buildRequest(e);
     const url = target.url = request.url;
-    await checkDestination(url, settings.allowPrivate, ctx.resolve);
+    const addresses = await checkDestination(url, settings.allowPrivate, ctx.resolve);
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
-    const send = (authorization: string | null) => {
+    const send = async (authorization: string | null): Promise<Answer> => {
       const own = requestSignal(
         requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
         interrupt,
       );
       timers.push(own);
-      return (ctx.fetch ?? fetch)(url, {
-        method: request.method,
-        headers: {
-          ...request.headers,
-          ...signed,
-          ...(authorization ? { Authorization: authorization } : {}),
-        },
-        body: request.body,
-        redirect: "manual",
-        signal: own.signal,
-      });
+      const headers = {
+        ...request.headers,
+        ...signed,
+        ...(authorization ? { Authorization: authorization } : {}),
+      };
+      const init = { method: request.method, headers, body: request.body, signal: own.signal };
+      if (ctx.http && !ctx.fetch) return await ctx.http.send(url, { ...init, addresses });
+      return await answerOf(await (ctx.fetch ?? fetch)(url, { ...init, redirect: "manual" }));
     };
     let res = await send(await auth.header());
     let note: string | null = null;
     if (res.status === 401) {
       const renewed = await auth.renewed();
       if (renewed) {
-        await res.body?.cancel().catch(() => {});
         res = await send(renewed);
         note = "401 with the first token; retried once with a new one";
       }
     }
-    const body = await snippet(res);
+    const body = res.snippet;
     const s = res.status;
     if (s >= 200 && s < 300) return done(s, note, body, { status: "delivered" });
     if (s >= 300 && s < 400) {

@@ -215,19 +215,30 @@ export class DestinationRefused extends Error {
 /**
  * Checks the concrete URL of a request, exactly as it will be fetched (no placeholder is
  * replaced): urlProblem's rules, then every address of its host (a literal address, or every
- * address its name resolves to). Throws DestinationRefused (the delivery fails at once) or the
- * resolver's error (a network failure: retried).
+ * address its name resolves to). Answers the checked addresses, for the request to connect to
+ * (no second lookup), or null when CALLBACK_ALLOW_PRIVATE_NETWORKS leaves a name to the system.
+ * Throws DestinationRefused (the delivery fails at once) or the resolver's error (a network
+ * failure: retried).
  */
 export async function checkDestination(
   url: string,
   allowPrivate: boolean,
   resolve: Resolver = dnsResolver,
-): Promise<void> {
+): Promise<string[] | null> {
   const t = target(url, allowPrivate);
   if (typeof t === "string") throw new DestinationRefused(t);
-  if (allowPrivate) return;
-  const problem = addressProblem(t.host, t.literal ? [t.host] : await resolve(t.host));
+  if (t.literal) {
+    if (!allowPrivate) {
+      const problem = addressProblem(t.host, [t.host]);
+      if (problem) throw new DestinationRefused(problem);
+    }
+    return [t.host];
+  }
+  if (allowPrivate) return null;
+  const addresses = await resolve(t.host);
+  const problem = addressProblem(t.host, addresses);
   if (problem) throw new DestinationRefused(problem);
+  return addresses;
 }
 
 /**

@@ -6,6 +6,7 @@
  * shorter) before `expires_in`; `invalidate` drops one after the CRM answered 401.
  */
 import { checkDestination, type Resolver } from "./destination.ts";
+import type { CallbackHttpClient } from "./http_client.ts";
 import { requestSignal } from "./timeout.ts";
 
 /** What a token request needs from the app. */
@@ -25,6 +26,9 @@ export class TokenError extends Error {
   }
 }
 
+/** The most of a token response read (a longer one is no token this client can use). */
+const TOKEN_RESPONSE_BYTES = 64 * 1024;
+
 /** Used when the token endpoint does not say how long its token lives. */
 const DEFAULT_EXPIRES_IN = 300;
 
@@ -42,6 +46,8 @@ export class TokenSource {
       timeoutMs: number;
       allowPrivate: boolean;
       resolve?: Resolver;
+      /** Connects to the addresses checked (http_client.ts); without it, `fetch` is used. */
+      http?: CallbackHttpClient;
       fetch?: typeof fetch;
     },
   ) {}
@@ -68,7 +74,11 @@ export class TokenSource {
   }
 
   async #fetchToken(client: TokenClient): Promise<{ token: string; expiresIn: number }> {
-    await checkDestination(client.tokenUrl, this.options.allowPrivate, this.options.resolve);
+    const addresses = await checkDestination(
+      client.tokenUrl,
+      this.options.allowPrivate,
+      this.options.resolve,
+    );
     const body = new URLSearchParams({ grant_type: "client_credentials" });
     const headers: Record<string, string> = {
       "Content-Type": "application/x-www-form-urlencoded",
@@ -82,23 +92,23 @@ export class TokenSource {
         btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`);
     }
     const limit = requestSignal(this.options.timeoutMs);
-    let res: Response;
-    let text: string;
+    const init = { method: "POST", headers, body: body.toString(), signal: limit.signal };
+    const http = this.options.fetch ? undefined : this.options.http;
+    let res: { status: number; text: string };
     try {
-      res = await (this.options.fetch ?? fetch)(client.tokenUrl, {
-        method: "POST",
-        headers,
-        body,
-        redirect: "manual",
-        signal: limit.signal,
-      }).catch((err) => {
-        throw new TokenError(`token request to ${client.tokenUrl} failed: ${err.message}`);
-      });
-      text = await res.text().catch(() => "");
+      res = http
+        ? await http.send(client.tokenUrl, { ...init, addresses, keep: TOKEN_RESPONSE_BYTES })
+          .then((a) => ({ status: a.status, text: a.snippet ?? "" }))
+        : await (this.options.fetch ?? fetch)(client.tokenUrl, { ...init, redirect: "manual" })
+          .then(async (r) => ({ status: r.status, text: await r.text().catch(() => "") }));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new TokenError(`token request to ${client.tokenUrl} failed: ${message}`);
     } finally {
       limit.clear();
     }
-    if (!res.ok) {
+    const text = res.text;
+    if (res.status < 200 || res.status > 299) {
       throw new TokenError(
         `token endpoint ${client.tokenUrl} answered ${res.status}: ${text.slice(0, 200)}`,
       );

@@ -89,3 +89,11 @@ Deno.test("config: PASSWORD_RESET_TTL_MINUTES takes 1 to 1440 (QA can test expir
     /PASSWORD_RESET_TTL_MINUTES/,
   );
 });
+
+Deno.test("config: a proxy in the environment sends callbacks through fetch", () => {
+  assert.equal(loadConfig({}).callbackViaProxy, false);
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) {
+    assert.equal(loadConfig({ [name]: "http://proxy.internal:3128" }).callbackViaProxy, true, name);
+  }
+  assert.equal(loadConfig({ HTTPS_PROXY: "" }).callbackViaProxy, false);
+});

@@ -1,0 +1,269 @@
+/**
+ * Reads one HTTP/1.1 response from a connection (RFC 9112): its head, then its body framed by
+ * `Transfer-Encoding: chunked`, `Content-Length` or the connection's end. The callbacks' client
+ * (http_client.ts) keeps the first bytes of a body for the delivery log and reads the rest only to
+ * reuse the connection. Every limit is a `ProtocolError`: the server broke HTTP, the attempt fails
+ * and is retried like a network error.
+ */
+
+/** The server's answer broke HTTP/1.1 (or one of the client's limits). */
+export class ProtocolError extends Error {
+  constructor(message: string) {
+    super(`invalid HTTP response: ${message}`);
+    this.name = "ProtocolError";
+  }
+}
+
+/** The largest response head read: status line and header fields. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+/** The largest body read to reuse the connection; past it the connection is closed instead. */
+export const MAX_DRAIN_BYTES = 1024 * 1024;
+
+/** A response's head. */
+export interface ResponseHead {
+  status: number;
+  headers: Headers;
+  /** HTTP/1.1 without `Connection: close`: the connection may carry another request. */
+  keepAlive: boolean;
+}
+
+/** A read response: its head, the body's first bytes, and whether the connection is reusable. */
+export interface ReadResponse extends ResponseHead {
+  body: Uint8Array;
+  reusable: boolean;
+}
+
+const CRLF2 = [13, 10, 13, 10];
+const decoder = new TextDecoder();
+
+/** Buffered reads from a connection. `received` says whether the server sent any byte at all. */
+export class ConnReader {
+  #buf = new Uint8Array(16 * 1024);
+  #start = 0;
+  #end = 0;
+  received = false;
+
+  constructor(private readonly conn: Deno.Conn) {}
+
+  /** True when bytes past the last response were read (a server that sent more than it framed). */
+  get buffered(): boolean {
+    return this.#end > this.#start;
+  }
+
+  /** Reads more bytes into the buffer (growing it up to `limit`); false at the connection's end. */
+  async #fill(limit: number): Promise<boolean> {
+    if (this.#start > 0 && this.#start === this.#end) this.#start = this.#end = 0;
+    if (this.#end === this.#buf.length) {
+      if (this.#start > 0) {
+        this.#buf.copyWithin(0, this.#start, this.#end);
+        this.#end -= this.#start;
+        this.#start = 0;
+      } else {
+        if (this.#buf.length >= limit) return true;
+        const bigger = new Uint8Array(Math.min(limit, this.#buf.length * 2));
+        bigger.set(this.#buf);
+        this.#buf = bigger;
+      }
+    }
+    const n = await this.conn.read(this.#buf.subarray(this.#end));
+    if (n === null) return false;
+    this.received = true;
+    this.#end += n;
+    return true;
+  }
+
+  /** The bytes up to and including the first CRLFCRLF, at most `limit` of them. */
+  async #head(limit: number): Promise<Uint8Array> {
+    let from = this.#start;
+    for (;;) {
+      const at = indexOf(this.#buf, CRLF2, from, this.#end);
+      if (at >= 0) {
+        const head = this.#buf.subarray(this.#start, at + 4);
+        this.#start = at + 4;
+        return head;
+      }
+      if (this.#end - this.#start >= limit) {
+        throw new ProtocolError(`a head over ${limit} bytes`);
+      }
+      from = Math.max(this.#start, this.#end - 3);
+      const before = this.#start;
+      if (!(await this.#fill(limit))) {
+        throw this.received
+          ? new ProtocolError("the connection ended inside the head")
+          : new ConnectionClosed();
+      }
+      from -= before - this.#start; // the buffer may have moved its content to the front
+    }
+  }
+
+  /** One line ending in CRLF (chunk sizes and trailers), at most `limit` bytes. */
+  async #line(limit: number): Promise<string> {
+    for (;;) {
+      const at = indexOf(this.#buf, [13, 10], this.#start, this.#end);
+      if (at >= 0) {
+        const line = decoder.decode(this.#buf.subarray(this.#start, at));
+        this.#start = at + 2;
+        return line;
+      }
+      if (this.#end - this.#start >= limit) throw new ProtocolError("a chunk line too long");
+      if (!(await this.#fill(limit))) {
+        throw new ProtocolError("the connection ended inside a chunked body");
+      }
+    }
+  }
+
+  /**
+   * Passes the next `count` body bytes to `take` (or all until the end when count is Infinity).
+   * Answers false when the connection ended first (only allowed for an unframed body).
+   */
+  async #bytes(count: number, take: (bytes: Uint8Array) => void): Promise<boolean> {
+    let left = count;
+    while (left > 0) {
+      if (this.#start === this.#end && !(await this.#fill(this.#buf.length))) return false;
+      const n = Math.min(left, this.#end - this.#start);
+      take(this.#buf.subarray(this.#start, this.#start + n));
+      this.#start += n;
+      left -= n;
+    }
+    return true;
+  }
+
+  /** Reads a response (skipping 1xx interim ones); `head` true for a HEAD request's. */
+  async response(keep: number, headRequest = false): Promise<ReadResponse> {
+    let head = parseHead(await this.#head(MAX_HEAD_BYTES));
+    while (head.status >= 100 && head.status < 200) {
+      if (head.status === 101) throw new ProtocolError("101 Switching Protocols was not asked");
+      head = parseHead(await this.#head(MAX_HEAD_BYTES));
+    }
+    const kept: Uint8Array[] = [];
+    let keptBytes = 0;
+    let total = 0;
+    const take = (bytes: Uint8Array) => {
+      total += bytes.length;
+      if (keptBytes >= keep) return;
+      const part = bytes.slice(0, keep - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    };
+    let reusable = head.keepAlive;
+    const framing = bodyFraming(head, headRequest);
+    if (framing === "chunked") {
+      for (;;) {
+        const size = chunkSize(await this.#line(4096));
+        if (size === 0) break;
+        if (total + size > MAX_DRAIN_BYTES) {
+          reusable = false;
+          await this.#bytes(Math.min(size, Math.max(0, keep - keptBytes)), take);
+          break;
+        }
+        if (!(await this.#bytes(size, take))) {
+          throw new ProtocolError("the connection ended inside a chunk");
+        }
+        if (await this.#line(2) !== "") throw new ProtocolError("a chunk not ended by CRLF");
+      }
+      if (reusable) {
+        // Trailer fields, up to the empty line: read and ignored.
+        let trailers = 0;
+        while ((await this.#line(MAX_HEAD_BYTES)) !== "") {
+          if (++trailers > 100) throw new ProtocolError("over 100 trailer fields");
+        }
+      }
+    } else if (framing === "close") {
+      reusable = false;
+      await this.#bytes(Math.min(keep, MAX_DRAIN_BYTES), take);
+    } else if (framing > MAX_DRAIN_BYTES) {
+      reusable = false;
+      await this.#bytes(Math.min(keep, framing), take);
+    } else if (!(await this.#bytes(framing, take))) {
+      throw new ProtocolError("the connection ended before Content-Length bytes");
+    }
+    return { ...head, body: concat(kept, keptBytes), reusable };
+  }
+}
+
+/** The server closed the connection before sending any byte (a reused connection gone stale). */
+export class ConnectionClosed extends Error {
+  constructor() {
+    super("the server closed the connection without an answer");
+    this.name = "ConnectionClosed";
+  }
+}
+
+function indexOf(buf: Uint8Array, seq: number[], from: number, end: number): number {
+  const last = end - seq.length;
+  outer: for (let i = Math.max(0, from); i <= last; i++) {
+    for (let j = 0; j < seq.length; j++) if (buf[i + j] !== seq[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
+const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
+
+/** Parses a head (status line and fields, ending in CRLFCRLF). */
+export function parseHead(bytes: Uint8Array): ResponseHead {
+  // Latin-1, as HTTP/1.1 field values are octets: a value's bytes are never refused as UTF-8.
+  const text = latin1(bytes.subarray(0, bytes.length - 4));
+  const lines = text.split("\r\n");
+  const status = STATUS_LINE.exec(lines[0]);
+  if (!status) throw new ProtocolError(`status line ${JSON.stringify(lines[0].slice(0, 80))}`);
+  const headers = new Headers();
+  for (let i = 1; i < lines.length; i++) {
+    const field = FIELD.exec(lines[i]);
+    if (!field || /[\0\r\n]/.test(field[2])) {
+      throw new ProtocolError(`header field ${JSON.stringify(lines[i].slice(0, 80))}`);
+    }
+    headers.append(field[1], field[2]);
+  }
+  const connection = (headers.get("connection") ?? "").toLowerCase().split(/\s*,\s*/);
+  return {
+    status: Number(status[2]),
+    headers,
+    keepAlive: status[1] === "1" && !connection.includes("close"),
+  };
+}
+
+function latin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return out;
+}
+
+/** How the body is framed (RFC 9112 section 6.3): none (0), a length, chunked, or to the end. */
+function bodyFraming(head: ResponseHead, headRequest: boolean): number | "chunked" | "close" {
+  if (headRequest || head.status === 204 || head.status === 304) return 0;
+  const te = head.headers.get("transfer-encoding");
+  if (te !== null) {
+    const codings = te.toLowerCase().split(/\s*,\s*/);
+    return codings[codings.length - 1] === "chunked" ? "chunked" : "close";
+  }
+  const cl = head.headers.get("content-length");
+  if (cl === null) return "close";
+  // Repeated fields arrive joined by ", ": allowed only when every value is the same.
+  const values = new Set(cl.split(/\s*,\s*/));
+  const [value] = values;
+  if (values.size !== 1 || !/^\d{1,15}$/.test(value)) {
+    throw new ProtocolError(`Content-Length ${JSON.stringify(cl.slice(0, 40))}`);
+  }
+  return Number(value);
+}
+
+function chunkSize(line: string): number {
+  const m = /^([0-9A-Fa-f]{1,8})(?:[ \t]*;.*)?$/.exec(line);
+  if (!m) throw new ProtocolError(`chunk size ${JSON.stringify(line.slice(0, 40))}`);
+  return parseInt(m[1], 16);
+}

@@ -1,0 +1,276 @@
+/**
+ * The callbacks' HTTP client: HTTP/1.1 with keep-alive, connecting to the addresses the
+ * destination check approved (destination.ts), so a name cannot resolve to a public address for
+ * the check and to an internal one for the connection (DNS rebinding). TLS is verified against the
+ * URL's host name, with Deno's root certificates (or `caCerts`). It costs a third of Deno's `fetch`
+ * in CPU per delivery (docs/performance.md).
+ *
+ * - Idle connections are kept per origin and address list, `maxIdle` each, for `idleMs` (under the
+ *   5 s that Node.js servers keep one): a reused one that the server closed meanwhile (no byte of
+ *   an answer) is replaced by a new one once, as HTTP clients do; at-least-once delivery already
+ *   lets a receiver see an event twice (it deduplicates by `webhook-id`).
+ * - A body's first `keep` bytes are answered (the delivery log's snippet); the rest, up to 1 MiB,
+ *   is read so the connection can be reused; past that the connection is closed.
+ * - No compression is asked for, no redirect followed, no proxy used: with `HTTP_PROXY` or
+ *   `HTTPS_PROXY` set the service delivers through `fetch`, which honours them (service.ts).
+ */
+import { ConnectionClosed, ConnReader } from "./http1_reader.ts";
+
+/** What a request came to. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** The body's first bytes as text, or null when it was empty. */
+  snippet: string | null;
+}
+
+/** One request. */
+export interface SendOptions {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  signal?: AbortSignal;
+  /** Where to connect, in order: checked addresses; null to let the system resolve the host. */
+  addresses: string[] | null;
+  /** How many bytes of the body to answer (the client's `keep` when not given). */
+  keep?: number;
+}
+
+interface Connection {
+  conn: Deno.Conn;
+  reader: ConnReader;
+  idleSince: number;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a field value may hold, as fetch allows it: no control character but tab, and Latin-1. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Set by the client itself. */
+const OWN_FIELDS = new Set(["host", "content-length", "connection", "transfer-encoding"]);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Keep-alive HTTP/1.1 to checked addresses. `close()` when done. */
+export class CallbackHttpClient {
+  #idle = new Map<string, Connection[]>();
+  #closed = false;
+  #sweep: ReturnType<typeof setTimeout> | undefined;
+  readonly #idleMs: number;
+  readonly #maxIdle: number;
+  readonly #keep: number;
+
+  constructor(
+    private readonly options: {
+      caCerts?: string[];
+      idleMs?: number;
+      maxIdle?: number;
+      keep?: number;
+    } = {},
+  ) {
+    this.#idleMs = options.idleMs ?? 4_000;
+    this.#maxIdle = options.maxIdle ?? 256;
+    this.#keep = options.keep ?? 4096;
+  }
+
+  /** Sends one request and reads its answer; throws on a network, TLS or protocol failure. */
+  async send(url: string, init: SendOptions): Promise<Answer> {
+    const u = new URL(url);
+    if (u.protocol !== "https:" && u.protocol !== "http:") {
+      throw new TypeError(`${u.protocol} URLs are not sent`);
+    }
+    const request = encodeRequest(u, init);
+    init.signal?.throwIfAborted();
+    const key = `${u.origin}|${init.addresses?.join(",") ?? ""}`;
+    const idle = this.#takeIdle(key);
+    if (idle) {
+      try {
+        return await this.#exchange(idle, key, request, init);
+      } catch (err) {
+        // A reused connection the server had closed: nothing came back, so send it on a new one.
+        if (init.signal?.aborted || idle.reader.received || !stale(err)) throw err;
+      }
+    }
+    const fresh = await this.#connect(u, init.addresses, init.signal);
+    return await this.#exchange(fresh, key, request, init);
+  }
+
+  /** Closes the idle connections; the ones in use close when their request is done. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#sweep);
+    for (const list of this.#idle.values()) for (const c of list) closeQuietly(c.conn);
+    this.#idle.clear();
+  }
+
+  /** Idle connections kept now (for tests and metrics). */
+  get idleCount(): number {
+    let n = 0;
+    for (const list of this.#idle.values()) n += list.length;
+    return n;
+  }
+
+  async #exchange(
+    c: Connection,
+    key: string,
+    request: Uint8Array,
+    init: SendOptions,
+  ): Promise<Answer> {
+    const signal = init.signal;
+    const onAbort = () => closeQuietly(c.conn);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    c.reader.received = false;
+    try {
+      let written = 0;
+      while (written < request.length) written += await c.conn.write(request.subarray(written));
+      const res = await c.reader.response(init.keep ?? this.#keep, init.method === "HEAD");
+      if (res.reusable && !c.reader.buffered) this.#release(key, c);
+      else closeQuietly(c.conn);
+      return {
+        status: res.status,
+        headers: res.headers,
+        snippet: res.body.length ? decoder.decode(res.body) : null,
+      };
+    } catch (err) {
+      closeQuietly(c.conn);
+      if (signal?.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** A new connection to the first address that answers (TLS verified against the URL's name). */
+  async #connect(u: URL, addresses: string[] | null, signal?: AbortSignal): Promise<Connection> {
+    const tls = u.protocol === "https:";
+    const port = u.port ? Number(u.port) : tls ? 443 : 80;
+    const name = u.hostname.replace(/^\[|\]$/g, "");
+    let failure: unknown = null;
+    for (const address of addresses ?? [name]) {
+      let conn: Deno.Conn | null = null;
+      try {
+        const tcp = await abortable(Deno.connect({ hostname: address, port }), signal);
+        conn = tcp;
+        tcp.setNoDelay(true);
+        if (tls) {
+          const secure = await abortable(
+            Deno.startTls(tcp, {
+              hostname: name,
+              caCerts: this.options.caCerts,
+              alpnProtocols: ["http/1.1"],
+            }),
+            signal,
+          );
+          conn = secure;
+          await abortable(secure.handshake(), signal);
+        }
+        return { conn, reader: new ConnReader(conn), idleSince: 0 };
+      } catch (err) {
+        if (conn) closeQuietly(conn);
+        if (signal?.aborted) throw signal.reason;
+        failure = err;
+        if (tls && conn) break; // the certificate or the handshake failed: not the address's fault
+      }
+    }
+    const reason = failure instanceof Error ? failure.message : String(failure);
+    throw new Error(`cannot connect to ${u.host}: ${reason}`);
+  }
+
+  #takeIdle(key: string): Connection | null {
+    const list = this.#idle.get(key);
+    const now = performance.now();
+    for (let c = list?.pop(); c; c = list!.pop()) {
+      if (now - c.idleSince < this.#idleMs) return c;
+      closeQuietly(c.conn);
+    }
+    return null;
+  }
+
+  #release(key: string, c: Connection): void {
+    if (this.#closed) {
+      closeQuietly(c.conn);
+      return;
+    }
+    c.idleSince = performance.now();
+    let list = this.#idle.get(key);
+    if (!list) this.#idle.set(key, list = []);
+    list.push(c);
+    if (list.length > this.#maxIdle) closeQuietly(list.shift()!.conn);
+    if (this.#sweep === undefined) this.#scheduleSweep();
+  }
+
+  /** Closes the connections idle for `idleMs`; runs again while any is kept. */
+  #sweepIdle(): void {
+    this.#sweep = undefined;
+    const now = performance.now();
+    for (const [key, list] of this.#idle) {
+      const kept = list.filter((c) => now - c.idleSince < this.#idleMs || !closeQuietly(c.conn));
+      if (kept.length) this.#idle.set(key, kept);
+      else this.#idle.delete(key);
+    }
+    if (this.#idle.size && !this.#closed) this.#scheduleSweep();
+  }
+
+  #scheduleSweep(): void {
+    const timer = setTimeout(() => this.#sweepIdle(), this.#idleMs);
+    Deno.unrefTimer(timer);
+    this.#sweep = timer;
+  }
+}
+
+/** The request's bytes: its head (Latin-1, as fetch sends field values) and its UTF-8 body. */
+export function encodeRequest(u: URL, init: SendOptions): Uint8Array {
+  if (!TOKEN.test(init.method)) {
+    throw new TypeError(`invalid method ${JSON.stringify(init.method)}`);
+  }
+  const body = encoder.encode(init.body);
+  let head = `${init.method} ${u.pathname || "/"}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+  for (const [name, value] of Object.entries(init.headers)) {
+    if (!TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`);
+    if (!FIELD_VALUE.test(value)) throw new TypeError(`invalid value in the ${name} header`);
+    if (!OWN_FIELDS.has(name.toLowerCase())) head += `${name}: ${value}\r\n`;
+  }
+  head += `Content-Length: ${body.length}\r\n\r\n`;
+  const out = new Uint8Array(head.length + body.length);
+  for (let i = 0; i < head.length; i++) out[i] = head.charCodeAt(i);
+  out.set(body, head.length);
+  return out;
+}
+
+/** A failure that a reused connection's staleness explains. */
+function stale(err: unknown): boolean {
+  return err instanceof ConnectionClosed || err instanceof Deno.errors.ConnectionReset ||
+    err instanceof Deno.errors.BrokenPipe || err instanceof Deno.errors.ConnectionAborted;
+}
+
+/** Closes a connection; answers false, so a filter can close what it drops. */
+function closeQuietly(conn: Deno.Conn): false {
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
+  return false;
+}
+
+/** Waits for `promise` unless `signal` aborts first; a connection that comes late is closed. */
+async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return await promise;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } catch (err) {
+    promise.then((late) => {
+      if (late && typeof (late as { close?: unknown }).close === "function") {
+        closeQuietly(late as unknown as Deno.Conn);
+      }
+    }, () => {});
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}

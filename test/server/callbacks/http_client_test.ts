@@ -1,0 +1,289 @@
+/**
+ * The callbacks' HTTP client (server/callbacks/http_client.ts) against real sockets on loopback:
+ * it connects to the address it is given, not to what the URL's name resolves to; TLS is checked
+ * against the name; connections are reused, and a reused one the server closed is replaced once;
+ * bodies are read by their framing; a malformed answer, a timeout and header injection fail.
+ */
+import assert from "node:assert/strict";
+import { CallbackHttpClient, encodeRequest } from "../../../server/callbacks/http_client.ts";
+import { ProtocolError } from "../../../server/callbacks/http1_reader.ts";
+
+const fixtures = new URL("../../fixtures/tls/", import.meta.url);
+const cert = Deno.readTextFileSync(new URL("callback.test.crt", fixtures));
+const key = Deno.readTextFileSync(new URL("callback.test.key", fixtures));
+
+const post = (body = "{}", signal?: AbortSignal, addresses: string[] | null = ["127.0.0.1"]) => ({
+  method: "POST",
+  headers: { "Content-Type": "application/json", "webhook-id": "msg_1" },
+  body,
+  signal,
+  addresses,
+});
+
+/** A Deno.serve receiver that notes each request's Host, body and client port. */
+function receiver(options: Partial<Deno.ServeTcpOptions & Deno.TlsCertifiedKeyPem> = {}) {
+  const seen: { host: string | null; body: string; port: number }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {}, ...options },
+    async (req, info) => {
+      seen.push({
+        host: req.headers.get("host"),
+        body: await req.text(),
+        port: (info.remoteAddr as Deno.NetAddr).port,
+      });
+      const url = new URL(req.url);
+      if (url.pathname === "/chunked") {
+        return new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode("first "));
+              c.enqueue(new TextEncoder().encode("second"));
+              c.close();
+            },
+          }),
+        );
+      }
+      if (url.pathname === "/empty") return new Response(null, { status: 204 });
+      if (url.pathname === "/big") return new Response("x".repeat(100_000), { status: 500 });
+      return new Response(`ok ${url.search}`, { status: 200, headers: { "x-a": "1" } });
+    },
+  );
+  return { seen, port: server.addr.port, server };
+}
+
+/** A raw TCP server that answers each connection's requests with `answer(n)` (n counts all). */
+function rawServer(answer: (n: number, conn: Deno.Conn) => Promise<void>) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let n = 0;
+  let connections = 0;
+  const conns: Deno.Conn[] = [];
+  (async () => {
+    for await (const conn of listener) {
+      connections++;
+      conns.push(conn);
+      (async () => {
+        const buf = new Uint8Array(65536);
+        try {
+          while ((await conn.read(buf)) !== null) await answer(++n, conn);
+        } catch {
+          // closed by the test
+        }
+      })();
+    }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    get connections() {
+      return connections;
+    },
+    close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+    },
+  };
+}
+
+const write = (conn: Deno.Conn, text: string) => conn.write(new TextEncoder().encode(text));
+
+Deno.test("http client: connects to the address given, sends the URL's host, reuses the connection", async () => {
+  const r = receiver();
+  const client = new CallbackHttpClient();
+  try {
+    // callback.test resolves nowhere: only the address given can be reached.
+    const url = `http://callback.test:${r.port}/hook?a=1`;
+    const first = await client.send(url, post('{"n":1}'));
+    const second = await client.send(url, post('{"n":2}'));
+    assert.equal(first.status, 200);
+    assert.equal(first.snippet, "ok ?a=1");
+    assert.equal(first.headers.get("x-a"), "1");
+    assert.equal(second.status, 200);
+    assert.deepEqual(r.seen.map((s) => [s.host, s.body]), [
+      [`callback.test:${r.port}`, '{"n":1}'],
+      [`callback.test:${r.port}`, '{"n":2}'],
+    ]);
+    assert.equal(r.seen[0].port, r.seen[1].port, "the second request used the first's connection");
+    assert.equal(client.idleCount, 1);
+  } finally {
+    client.close();
+    await r.server.shutdown();
+  }
+});
+
+Deno.test("http client: tries the next address when one refuses", async () => {
+  const r = receiver();
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const refused = (closed.addr as Deno.NetAddr).port;
+  closed.close();
+  const client = new CallbackHttpClient();
+  try {
+    // The same port on 127.0.0.2 refuses (nothing listens there); 127.0.0.1 answers.
+    const res = await client.send(
+      `http://callback.test:${r.port}/`,
+      post("{}", undefined, [
+        "127.0.0.2",
+        "127.0.0.1",
+      ]),
+    );
+    assert.equal(res.status, 200);
+    await assert.rejects(
+      client.send(`http://callback.test:${refused}/`, post()),
+      /cannot connect to callback\.test:\d+: .*refused/i,
+    );
+  } finally {
+    client.close();
+    await r.server.shutdown();
+  }
+});
+
+Deno.test("http client: TLS is verified against the URL's name, not the address", async () => {
+  const r = receiver({ cert, key });
+  const client = new CallbackHttpClient({ caCerts: [cert] });
+  const untrusting = new CallbackHttpClient();
+  try {
+    const res = await client.send(`https://callback.test:${r.port}/tls`, post());
+    assert.equal(res.status, 200);
+    // The same address under another name: the certificate does not name it.
+    await assert.rejects(
+      client.send(`https://other.test:${r.port}/tls`, post()),
+      /cannot connect to other\.test:\d+: .*(certificate|NotValidForName)/i,
+    );
+    // The right name, but a certificate no trusted authority signed.
+    await assert.rejects(
+      untrusting.send(`https://callback.test:${r.port}/tls`, post()),
+      /cannot connect to callback\.test:\d+: .*(certificate|UnknownIssuer)/i,
+    );
+    assert.equal(r.seen.length, 1, "no request reached the server over an unverified connection");
+  } finally {
+    client.close();
+    untrusting.close();
+    await r.server.shutdown();
+  }
+});
+
+Deno.test("http client: chunked, empty and large bodies; the snippet is the body's start", async () => {
+  const r = receiver();
+  const client = new CallbackHttpClient({ keep: 10 });
+  try {
+    const chunked = await client.send(`http://callback.test:${r.port}/chunked`, post());
+    assert.equal(chunked.snippet, "first seco");
+    const empty = await client.send(`http://callback.test:${r.port}/empty`, post());
+    assert.equal(empty.status, 204);
+    assert.equal(empty.snippet, null);
+    const big = await client.send(`http://callback.test:${r.port}/big`, post());
+    assert.equal(big.status, 500);
+    assert.equal(big.snippet, "xxxxxxxxxx");
+    // Every body was read to its end, so one connection carried all three.
+    assert.equal(new Set(r.seen.map((s) => s.port)).size, 1);
+  } finally {
+    client.close();
+    await r.server.shutdown();
+  }
+});
+
+Deno.test("http client: a reused connection the server closed is replaced once", async () => {
+  // Answers each connection's first request, then closes it without a word.
+  const s = rawServer(async (_n, conn) => {
+    await write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    conn.close();
+  });
+  const client = new CallbackHttpClient();
+  try {
+    const url = `http://callback.test:${s.port}/`;
+    assert.equal((await client.send(url, post())).status, 200);
+    // Let the close reach the client: the idle connection is now stale.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await client.send(url, post())).status, 200);
+    assert.equal(s.connections, 2);
+  } finally {
+    client.close();
+    s.close();
+  }
+});
+
+Deno.test("http client: Connection: close, HTTP/1.0 and unframed bodies are not reused", async () => {
+  const answers = [
+    "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na",
+    "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nb",
+  ];
+  const s = rawServer(async (n, conn) => {
+    if (n <= answers.length) return void await write(conn, answers[n - 1]);
+    await write(conn, "HTTP/1.1 200 OK\r\n\r\nto the end");
+    conn.close();
+  });
+  const client = new CallbackHttpClient();
+  try {
+    const url = `http://callback.test:${s.port}/`;
+    const got = [];
+    for (let i = 0; i < 3; i++) got.push((await client.send(url, post())).snippet);
+    assert.deepEqual(got, ["a", "b", "to the end"]);
+    assert.equal(s.connections, 3);
+    assert.equal(client.idleCount, 0);
+  } finally {
+    client.close();
+    s.close();
+  }
+});
+
+Deno.test("http client: a malformed answer is a ProtocolError", async () => {
+  const bad = [
+    "HTTP/2 200 OK\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nbad header\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+  ];
+  const s = rawServer(async (n, conn) => {
+    await write(conn, bad[n - 1]);
+    conn.close();
+  });
+  const client = new CallbackHttpClient();
+  try {
+    for (const _ of bad) {
+      await assert.rejects(
+        client.send(`http://callback.test:${s.port}/`, post()),
+        (err) => err instanceof ProtocolError,
+      );
+    }
+  } finally {
+    client.close();
+    s.close();
+  }
+});
+
+Deno.test("http client: an answer that never comes ends with the signal", async () => {
+  const s = rawServer(async () => {});
+  const client = new CallbackHttpClient();
+  try {
+    const signal = AbortSignal.timeout(100);
+    await assert.rejects(
+      client.send(`http://callback.test:${s.port}/`, post("{}", signal)),
+      (err: Error) => err.name === "TimeoutError",
+    );
+    assert.equal(client.idleCount, 0);
+  } finally {
+    client.close();
+    s.close();
+  }
+});
+
+Deno.test("http client: header injection and bad methods are refused before sending", () => {
+  const u = new URL("http://callback.test/");
+  const base = { method: "POST", body: "", addresses: null };
+  assert.throws(
+    () => encodeRequest(u, { ...base, headers: { "x-a": "1\r\nx-injected: 2" } }),
+    /invalid value in the x-a header/,
+  );
+  assert.throws(() => encodeRequest(u, { ...base, headers: { "x a": "1" } }), /invalid header/);
+  assert.throws(
+    () => encodeRequest(u, { ...base, method: "POST /x HTTP/1.1\r\n", headers: {} }),
+    /invalid method/,
+  );
+  // The client frames the body itself: a Content-Length of the caller's is not sent twice.
+  const text = new TextDecoder().decode(
+    encodeRequest(u, { ...base, body: "é", headers: { "Content-Length": "99" } }),
+  );
+  assert.equal(text, "POST / HTTP/1.1\r\nHost: callback.test\r\nContent-Length: 2\r\n\r\né");
+});
