@@ -15,6 +15,7 @@
  *   `HTTPS_PROXY` set the service delivers through `fetch`, which honours them (service.ts).
  */
 import { ConnectionClosed, ConnReader } from "./http1_reader.ts";
+import { inClientSpan } from "../observability/tracing.ts";
 
 /** What a request came to. */
 export interface Answer {
@@ -72,26 +73,32 @@ export class CallbackHttpClient {
     this.#keep = options.keep ?? 4096;
   }
 
-  /** Sends one request and reads its answer; throws on a network, TLS or protocol failure. */
+  /**
+   * Sends one request and reads its answer; throws on a network, TLS or protocol failure. With
+   * tracing on, in a client span whose `traceparent` the request carries (as fetch does).
+   */
   async send(url: string, init: SendOptions): Promise<Answer> {
     const u = new URL(url);
     if (u.protocol !== "https:" && u.protocol !== "http:") {
       throw new TypeError(`${u.protocol} URLs are not sent`);
     }
-    const request = encodeRequest(u, init);
-    init.signal?.throwIfAborted();
-    const key = `${u.origin}|${init.addresses?.join(",") ?? ""}`;
-    const idle = this.#takeIdle(key);
-    if (idle) {
-      try {
-        return await this.#exchange(idle, key, request, init);
-      } catch (err) {
-        // A reused connection the server had closed: nothing came back, so send it on a new one.
-        if (init.signal?.aborted || idle.reader.received || !stale(err)) throw err;
+    return await inClientSpan(init.method, u, async (traceHeaders) => {
+      const headers = { ...init.headers, ...traceHeaders };
+      const request = encodeRequest(u, { ...init, headers });
+      init.signal?.throwIfAborted();
+      const key = `${u.origin}|${init.addresses?.join(",") ?? ""}`;
+      const idle = this.#takeIdle(key);
+      if (idle) {
+        try {
+          return await this.#exchange(idle, key, request, init);
+        } catch (err) {
+          // A reused connection the server had closed: nothing came back; again on a new one.
+          if (init.signal?.aborted || idle.reader.received || !stale(err)) throw err;
+        }
       }
-    }
-    const fresh = await this.#connect(u, init.addresses, init.signal);
-    return await this.#exchange(fresh, key, request, init);
+      const fresh = await this.#connect(u, init.addresses, init.signal);
+      return await this.#exchange(fresh, key, request, init);
+    });
   }
 
   /** Closes the idle connections; the ones in use close when their request is done. */

@@ -30,6 +30,8 @@ interface Scene {
   receiver: OtlpReceiver;
   observed: Observed;
   crmClose: () => Promise<void>;
+  /** The W3C traceparent the CRM received with the first delivery. */
+  crmTraceparent: string | undefined;
   appName: string;
   /** Values the launch carried, which no span may hold. */
   values: string[];
@@ -59,6 +61,7 @@ const scene = sharedFixture<Scene>(async () => {
     receiver,
     observed,
     crmClose: () => crm.close(),
+    crmTraceparent: crm.received[0].headers.traceparent,
     appName: app.appName,
     values: [user.id, user.email, params.contactEmail, params.contactId, referenceId],
     launchId,
@@ -140,14 +143,18 @@ Deno.test({
     assert.deepEqual(delivery.links, [{ traceId: launch.traceId, spanId: launch.spanId }]);
     assert.equal(delivery.attributes["portal.callback.result"], "delivered");
     assert.equal(delivery.attributes["portal.app"], s.appName);
-    // The CRM request is the delivery's child (Deno's fetch span).
+    // The CRM request is the delivery's child (a client span, as Deno makes for a fetch), and
+    // the CRM was sent its trace context, so its own spans can continue the trace.
     const call = await spanWhere(
       s,
-      "the callback's fetch",
+      "the callback's request",
       (x) => x.parentSpanId === delivery.spanId,
     );
     assert.equal(call.kind, 3);
-    assert.equal(call.attributes["http.response.status_code"], "200");
+    assert.equal(call.name, "POST");
+    assert.equal(call.attributes["http.response.status_code"], 200);
+    assert.equal(call.attributes["http.request.method"], "POST");
+    assert.equal(s.crmTraceparent, `00-${call.traceId}-${call.spanId}-01`);
   },
 });
 
