@@ -287,3 +287,26 @@ Deno.test("http client: header injection and bad methods are refused before send
   );
   assert.equal(text, "POST / HTTP/1.1\r\nHost: callback.test\r\nContent-Length: 2\r\n\r\né");
 });
+
+Deno.test("http client: trusts DENO_CERT's authorities, as fetch does", async () => {
+  const r = receiver({ cert, key });
+  try {
+    const client = new URL("../../../server/callbacks/http_client.ts", import.meta.url).href;
+    const script = `
+      const { CallbackHttpClient } = await import(${JSON.stringify(client)});
+      const c = new CallbackHttpClient();
+      const a = await c.send("https://callback.test:${r.port}/", {
+        method: "POST", headers: {}, body: "", addresses: ["127.0.0.1"] });
+      c.close();
+      console.log(a.status);`;
+    const run = (env: Record<string, string>) =>
+      new Deno.Command(Deno.execPath(), { args: ["eval", script], env, stderr: "piped" }).output();
+    const trusted = await run({ DENO_CERT: new URL("callback.test.crt", fixtures).pathname });
+    assert.equal(new TextDecoder().decode(trusted.stdout).trim(), "200");
+    const untrusted = await run({});
+    assert.equal(untrusted.success, false);
+    assert.match(new TextDecoder().decode(untrusted.stderr), /UnknownIssuer/);
+  } finally {
+    await r.server.shutdown();
+  }
+});
