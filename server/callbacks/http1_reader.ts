@@ -18,6 +18,10 @@ export class ProtocolError extends Error {
 export const MAX_HEAD_BYTES = 64 * 1024;
 /** The largest body read to reuse the connection; past it the connection is closed instead. */
 export const MAX_DRAIN_BYTES = 1024 * 1024;
+/** The most framing read around a body (chunk lines, trailers); past it the connection is closed. */
+export const MAX_FRAMING_BYTES = 64 * 1024;
+/** The most interim (1xx) responses before the final one. */
+export const MAX_INTERIM = 8;
 
 /** A response's head. */
 export interface ResponseHead {
@@ -36,14 +40,45 @@ export interface ReadResponse extends ResponseHead {
 const CRLF2 = [13, 10, 13, 10];
 const decoder = new TextDecoder();
 
-/** Buffered reads from a connection. `received` says whether the server sent any byte at all. */
+/** What the reader needs of a connection. */
+interface Readable {
+  read(buf: Uint8Array): Promise<number | null>;
+}
+
+/**
+ * Buffered reads from a connection. `received` says whether the server sent any byte of the
+ * current response. Between requests a read stays pending (watchIdle): anything it brings while
+ * the connection is idle (a stray answer, the end, an error) means the connection is done.
+ */
 export class ConnReader {
   #buf = new Uint8Array(16 * 1024);
   #start = 0;
   #end = 0;
   received = false;
+  /** The read started while idle, taken over by the next fill. */
+  #pending: Promise<number | null> | null = null;
+  #idle = false;
+  #idleEnded = false;
 
-  constructor(private readonly conn: Deno.Conn) {}
+  constructor(private readonly conn: Readable) {}
+
+  /** Starts the idle read (nothing may be buffered: see `buffered`). */
+  watchIdle(): void {
+    this.#start = this.#end = 0;
+    this.#idle = true;
+    const pending = this.conn.read(this.#buf);
+    this.#pending = pending;
+    const ended = () => {
+      if (this.#idle && this.#pending === pending) this.#idleEnded = true;
+    };
+    pending.then(ended, ended);
+  }
+
+  /** Ends the idle spell for a request: false when the connection is done (see watchIdle). */
+  take(): boolean {
+    this.#idle = false;
+    return !this.#idleEnded;
+  }
 
   /** True when bytes past the last response were read (a server that sent more than it framed). */
   get buffered(): boolean {
@@ -52,6 +87,16 @@ export class ConnReader {
 
   /** Reads more bytes into the buffer (growing it up to `limit`); false at the connection's end. */
   async #fill(limit: number): Promise<boolean> {
+    if (this.#pending) {
+      // The idle read, into the empty buffer's start.
+      const pending = this.#pending;
+      this.#pending = null;
+      const n = await pending;
+      if (n === null) return false;
+      this.received = true;
+      this.#end += n;
+      return true;
+    }
     if (this.#start > 0 && this.#start === this.#end) this.#start = this.#end = 0;
     if (this.#end === this.#buf.length) {
       if (this.#start > 0) {
@@ -131,8 +176,9 @@ export class ConnReader {
   /** Reads a response (skipping 1xx interim ones); `head` true for a HEAD request's. */
   async response(keep: number, headRequest = false): Promise<ReadResponse> {
     let head = parseHead(await this.#head(MAX_HEAD_BYTES));
-    while (head.status >= 100 && head.status < 200) {
+    for (let interim = 1; head.status >= 100 && head.status < 200; interim++) {
       if (head.status === 101) throw new ProtocolError("101 Switching Protocols was not asked");
+      if (interim > MAX_INTERIM) throw new ProtocolError(`over ${MAX_INTERIM} 1xx responses`);
       head = parseHead(await this.#head(MAX_HEAD_BYTES));
     }
     const kept: Uint8Array[] = [];
@@ -148,9 +194,18 @@ export class ConnReader {
     let reusable = head.keepAlive;
     const framing = bodyFraming(head, headRequest);
     if (framing === "chunked") {
+      // Chunk lines and trailers count against MAX_FRAMING_BYTES: a body of tiny chunks or long
+      // extensions is cut there, the connection closed.
+      let framingBytes = 0;
+      const line = async (limit: number) => {
+        const text = await this.#line(limit);
+        framingBytes += text.length + 2;
+        if (framingBytes > MAX_FRAMING_BYTES) reusable = false;
+        return text;
+      };
       for (;;) {
-        const size = chunkSize(await this.#line(4096));
-        if (size === 0) break;
+        const size = chunkSize(await line(4096));
+        if (size === 0 || !reusable) break;
         if (total + size > MAX_DRAIN_BYTES) {
           reusable = false;
           await this.#bytes(Math.min(size, Math.max(0, keep - keptBytes)), take);
@@ -159,15 +214,10 @@ export class ConnReader {
         if (!(await this.#bytes(size, take))) {
           throw new ProtocolError("the connection ended inside a chunk");
         }
-        if (await this.#line(2) !== "") throw new ProtocolError("a chunk not ended by CRLF");
+        if (await line(2) !== "") throw new ProtocolError("a chunk not ended by CRLF");
       }
-      if (reusable) {
-        // Trailer fields, up to the empty line: read and ignored.
-        let trailers = 0;
-        while ((await this.#line(MAX_HEAD_BYTES)) !== "") {
-          if (++trailers > 100) throw new ProtocolError("over 100 trailer fields");
-        }
-      }
+      // Trailer fields, up to the empty line: read and ignored.
+      while (reusable && (await line(MAX_FRAMING_BYTES)) !== "");
     } else if (framing === "close") {
       reusable = false;
       await this.#bytes(Math.min(keep, MAX_DRAIN_BYTES), take);

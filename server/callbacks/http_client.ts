@@ -6,15 +6,21 @@
  * in CPU per delivery (docs/performance.md).
  *
  * - Idle connections are kept per origin and address list, `maxIdle` each, for `idleMs` (under the
- *   5 s that Node.js servers keep one): a reused one that the server closed meanwhile (no byte of
- *   an answer) is replaced by a new one once, as HTTP clients do; at-least-once delivery already
- *   lets a receiver see an event twice (it deduplicates by `webhook-id`).
+ *   5 s that Node.js servers keep one), each with a read pending: one that brought anything while
+ *   idle (the server closed it, or sent a stray answer) is dropped, so an answer is never read from
+ *   the wrong request. A request is sent again on a new connection only when writing it to a kept
+ *   one failed (the server cannot have read it whole), as Go's client does for a POST.
  * - A body's first `keep` bytes are answered (the delivery log's snippet); the rest, up to 1 MiB,
- *   is read so the connection can be reused; past that the connection is closed.
+ *   is read so the connection can be reused; past that (or 64 KiB of chunk framing, or over 8
+ *   interim answers) the connection is closed.
+ * - TLS goes through node:tls (tls_conn.ts), whose socket closes when an attempt is abandoned
+ *   mid-handshake. Requests carry a `User-Agent` and an `Accept` of any type unless their caller
+ *   set them.
  * - No compression is asked for, no redirect followed, no proxy used: with `HTTP_PROXY` or
  *   `HTTPS_PROXY` set the service delivers through `fetch`, which honours them (service.ts).
  */
-import { ConnectionClosed, ConnReader } from "./http1_reader.ts";
+import { ConnReader } from "./http1_reader.ts";
+import { type ByteConn, connectTls } from "./tls_conn.ts";
 import { inClientSpan } from "../observability/tracing.ts";
 
 /** What a request came to. */
@@ -38,7 +44,7 @@ export interface SendOptions {
 }
 
 interface Connection {
-  conn: Deno.Conn;
+  conn: ByteConn;
   reader: ConnReader;
   idleSince: number;
 }
@@ -48,6 +54,19 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Set by the client itself. */
 const OWN_FIELDS = new Set(["host", "content-length", "connection", "transfer-encoding"]);
+/** Sent unless the caller set them (fetch sends both; some firewalls refuse a request without). */
+const DEFAULT_FIELDS: [string, string][] = [
+  ["User-Agent", "PortalLauncher-Callbacks/1"],
+  ["Accept", "*/*"],
+];
+
+/** Writing a request failed: the server cannot have read it whole. */
+class WriteFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = cause instanceof Error ? cause.name : "Error";
+  }
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -92,12 +111,14 @@ export class CallbackHttpClient {
         try {
           return await this.#exchange(idle, key, request, init);
         } catch (err) {
-          // A reused connection the server had closed: nothing came back; again on a new one.
-          if (init.signal?.aborted || idle.reader.received || !stale(err)) throw err;
+          // The kept connection could not take the request: again on a new one.
+          if (init.signal?.aborted || !(err instanceof WriteFailed)) throw unwrap(err);
         }
       }
       const fresh = await this.#connect(u, init.addresses, init.signal);
-      return await this.#exchange(fresh, key, request, init);
+      return await this.#exchange(fresh, key, request, init).catch((err) => {
+        throw unwrap(err);
+      });
     });
   }
 
@@ -126,9 +147,14 @@ export class CallbackHttpClient {
     const onAbort = () => closeQuietly(c.conn);
     signal?.addEventListener("abort", onAbort, { once: true });
     c.reader.received = false;
+    c.conn.ref();
     try {
       let written = 0;
-      while (written < request.length) written += await c.conn.write(request.subarray(written));
+      try {
+        while (written < request.length) written += await c.conn.write(request.subarray(written));
+      } catch (err) {
+        throw new WriteFailed(err);
+      }
       const res = await c.reader.response(init.keep ?? this.#keep, init.method === "HEAD");
       if (res.reusable && !c.reader.buffered) this.#release(key, c);
       else closeQuietly(c.conn);
@@ -153,29 +179,18 @@ export class CallbackHttpClient {
     const name = u.hostname.replace(/^\[|\]$/g, "");
     let failure: unknown = null;
     for (const address of addresses ?? [name]) {
-      let conn: Deno.Conn | null = null;
       try {
-        const tcp = await abortable(Deno.connect({ hostname: address, port }), signal);
-        conn = tcp;
-        tcp.setNoDelay(true);
-        if (tls) {
-          const secure = await abortable(
-            Deno.startTls(tcp, {
-              hostname: name,
-              caCerts: this.options.caCerts,
-              alpnProtocols: ["http/1.1"],
-            }),
-            signal,
-          );
-          conn = secure;
-          await abortable(secure.handshake(), signal);
-        }
+        const conn: ByteConn = tls
+          ? await connectTls(address, port, name, this.options.caCerts, signal)
+          : await abortable(Deno.connect({ hostname: address, port }), signal);
+        if (!tls) (conn as Deno.TcpConn).setNoDelay(true);
         return { conn, reader: new ConnReader(conn), idleSince: 0 };
       } catch (err) {
-        if (conn) closeQuietly(conn);
         if (signal?.aborted) throw signal.reason;
         failure = err;
-        if (tls && conn) break; // the certificate or the handshake failed: not the address's fault
+        // Only an address that cannot be reached sends the request to the next one (a
+        // certificate the name does not match is no address's fault).
+        if (!unreachable(err)) break;
       }
     }
     const reason = failure instanceof Error ? failure.message : String(failure);
@@ -186,7 +201,8 @@ export class CallbackHttpClient {
     const list = this.#idle.get(key);
     const now = performance.now();
     for (let c = list?.pop(); c; c = list!.pop()) {
-      if (now - c.idleSince < this.#idleMs) return c;
+      // Still within its idle time, and nothing came while it waited.
+      if (now - c.idleSince < this.#idleMs && c.reader.take()) return c;
       closeQuietly(c.conn);
     }
     return null;
@@ -198,6 +214,8 @@ export class CallbackHttpClient {
       return;
     }
     c.idleSince = performance.now();
+    c.reader.watchIdle();
+    c.conn.unref();
     let list = this.#idle.get(key);
     if (!list) this.#idle.set(key, list = []);
     list.push(c);
@@ -231,10 +249,16 @@ export function encodeRequest(u: URL, init: SendOptions): Uint8Array {
   }
   const body = encoder.encode(init.body);
   let head = `${init.method} ${u.pathname || "/"}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+  const given = new Set<string>();
   for (const [name, value] of Object.entries(init.headers)) {
     if (!TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`);
     if (!FIELD_VALUE.test(value)) throw new TypeError(`invalid value in the ${name} header`);
-    if (!OWN_FIELDS.has(name.toLowerCase())) head += `${name}: ${value}\r\n`;
+    const lower = name.toLowerCase();
+    given.add(lower);
+    if (!OWN_FIELDS.has(lower)) head += `${name}: ${value}\r\n`;
+  }
+  for (const [name, value] of DEFAULT_FIELDS) {
+    if (!given.has(name.toLowerCase())) head += `${name}: ${value}\r\n`;
   }
   head += `Content-Length: ${body.length}\r\n\r\n`;
   const out = new Uint8Array(head.length + body.length);
@@ -243,14 +267,22 @@ export function encodeRequest(u: URL, init: SendOptions): Uint8Array {
   return out;
 }
 
-/** A failure that a reused connection's staleness explains. */
-function stale(err: unknown): boolean {
-  return err instanceof ConnectionClosed || err instanceof Deno.errors.ConnectionReset ||
-    err instanceof Deno.errors.BrokenPipe || err instanceof Deno.errors.ConnectionAborted;
+/** The error to answer: a failed write as what it was. */
+function unwrap(err: unknown): unknown {
+  return err instanceof WriteFailed ? err.cause : err;
+}
+
+/** A connection failure that another address of the host may not have. */
+function unreachable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.TimedOut ||
+    err instanceof Deno.errors.NetworkUnreachable || err instanceof Deno.errors.ConnectionReset ||
+    (typeof code === "string" &&
+      ["ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH", "ECONNRESET"].includes(code));
 }
 
 /** Closes a connection; answers false, so a filter can close what it drops. */
-function closeQuietly(conn: Deno.Conn): false {
+function closeQuietly(conn: ByteConn): false {
   try {
     conn.close();
   } catch {
@@ -273,7 +305,7 @@ async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<
   } catch (err) {
     promise.then((late) => {
       if (late && typeof (late as { close?: unknown }).close === "function") {
-        closeQuietly(late as unknown as Deno.Conn);
+        closeQuietly(late as unknown as ByteConn);
       }
     }, () => {});
     throw err;
