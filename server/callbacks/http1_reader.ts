@@ -62,16 +62,26 @@ export class ConnReader {
 
   constructor(private readonly conn: Readable) {}
 
-  /** Starts the idle read (nothing may be buffered: see `buffered`). */
-  watchIdle(): void {
+  /**
+   * Starts the idle read (nothing may be buffered: see `buffered`); `onEnd` is called when it
+   * ends while the connection is still idle (the connection is done: close it).
+   */
+  watchIdle(onEnd: () => void): void {
     this.#start = this.#end = 0;
     this.#idle = true;
     const pending = this.conn.read(this.#buf);
     this.#pending = pending;
     const ended = () => {
-      if (this.#idle && this.#pending === pending) this.#idleEnded = true;
+      if (!this.#idle || this.#pending !== pending) return;
+      this.#idleEnded = true;
+      onEnd();
     };
     pending.then(ended, ended);
+  }
+
+  /** True when the idle read ended: the connection is done. */
+  get ended(): boolean {
+    return this.#idleEnded;
   }
 
   /** Ends the idle spell for a request: false when the connection is done (see watchIdle). */

@@ -214,7 +214,7 @@ export class CallbackHttpClient {
       return;
     }
     c.idleSince = performance.now();
-    c.reader.watchIdle();
+    c.reader.watchIdle(() => closeQuietly(c.conn));
     c.conn.unref();
     let list = this.#idle.get(key);
     if (!list) this.#idle.set(key, list = []);
@@ -228,7 +228,9 @@ export class CallbackHttpClient {
     this.#sweep = undefined;
     const now = performance.now();
     for (const [key, list] of this.#idle) {
-      const kept = list.filter((c) => now - c.idleSince < this.#idleMs || !closeQuietly(c.conn));
+      const kept = list.filter((c) =>
+        now - c.idleSince < this.#idleMs && !c.reader.ended || closeQuietly(c.conn)
+      );
       if (kept.length) this.#idle.set(key, kept);
       else this.#idle.delete(key);
     }

@@ -156,6 +156,22 @@ Deno.test("http client: TLS is verified against the URL's name, not the address"
       untrusting.send(`https://callback.test:${r.port}/tls`, post()),
       /cannot connect to callback\.test:\d+: .*(certificate|UnknownIssuer)/i,
     );
+    // A certificate that names its host only in its subject's CN, as browsers and fetch refuse.
+    const cnOnly = Deno.readTextFileSync(new URL("cn-only.crt", fixtures));
+    const legacy = receiver({
+      cert: cnOnly,
+      key: Deno.readTextFileSync(new URL("cn-only.key", fixtures)),
+    });
+    const trustingLegacy = new CallbackHttpClient({ caCerts: [cnOnly] });
+    try {
+      await assert.rejects(
+        trustingLegacy.send(`https://callback.test:${legacy.port}/tls`, post()),
+        /no subjectAltName/,
+      );
+    } finally {
+      trustingLegacy.close();
+      await legacy.server.shutdown();
+    }
     assert.equal(r.seen.length, 1, "no request reached the server over an unverified connection");
   } finally {
     client.close();
@@ -430,5 +446,50 @@ Deno.test("http client: framing floods are cut: tiny chunks, endless 1xx", async
   } finally {
     client.close();
     s.close();
+  }
+});
+
+Deno.test("http client: idle connections are closed when their time is up", async () => {
+  const r = receiver();
+  const client = new CallbackHttpClient({ idleMs: 100 });
+  try {
+    assert.equal((await client.send(`http://callback.test:${r.port}/`, post())).status, 200);
+    assert.equal(client.idleCount, 1);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    assert.equal(client.idleCount, 0);
+  } finally {
+    client.close();
+    await r.server.shutdown();
+  }
+});
+
+Deno.test("http client: a server flooding an idle TLS connection is cut off", async () => {
+  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert, key });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const flood = (async () => {
+    const conn = await listener.accept();
+    await conn.read(new Uint8Array(65536));
+    const answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    await conn.write(new TextEncoder().encode(answer));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Then, unasked, as fast as the client takes it: the client must close the connection.
+    const junk = new Uint8Array(64 * 1024).fill(120);
+    let sent = 0;
+    try {
+      while (sent < 256 * 1024 * 1024) sent += await conn.write(junk);
+    } catch {
+      // closed by the client
+    }
+    conn.close();
+    return sent;
+  })();
+  const client = new CallbackHttpClient({ caCerts: [cert] });
+  try {
+    assert.equal((await client.send(`https://callback.test:${port}/`, post())).status, 200);
+    const sent = await flood;
+    assert.ok(sent < 32 * 1024 * 1024, `${sent} bytes taken before the connection closed`);
+  } finally {
+    client.close();
+    listener.close();
   }
 });
