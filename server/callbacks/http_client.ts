@@ -21,6 +21,7 @@
  */
 import { ConnReader } from "./http1_reader.ts";
 import { type ByteConn, connectTls } from "./tls_conn.ts";
+import { requestSignal } from "./timeout.ts";
 import { inClientSpan } from "../observability/tracing.ts";
 
 /** What a request came to. */
@@ -60,6 +61,9 @@ const DEFAULT_FIELDS: [string, string][] = [
   ["Accept", "*/*"],
 ];
 
+/** How long an address may take to connect while the host has others left to try. */
+export const NEXT_ADDRESS_AFTER_MS = 2_000;
+
 /** Writing a request failed: the server cannot have read it whole. */
 class WriteFailed extends Error {
   constructor(override readonly cause: unknown) {
@@ -82,6 +86,8 @@ export class CallbackHttpClient {
   constructor(
     private readonly options: {
       caCerts?: string[];
+      /** Opens a plain TCP connection (tests stand in for the network here). */
+      connectTcp?: (address: string, port: number) => Promise<ByteConn>;
       idleMs?: number;
       maxIdle?: number;
       keep?: number;
@@ -172,29 +178,46 @@ export class CallbackHttpClient {
     }
   }
 
-  /** A new connection to the first address that answers (TLS verified against the URL's name). */
+  /**
+   * A new connection to the first address that answers (TLS verified against the URL's name). An
+   * address gets NEXT_ADDRESS_AFTER_MS while others are left to try, the last one what is left of
+   * the request's time: a host with one dead address (packets dropped) is still reached.
+   */
   async #connect(u: URL, addresses: string[] | null, signal?: AbortSignal): Promise<Connection> {
     const tls = u.protocol === "https:";
     const port = u.port ? Number(u.port) : tls ? 443 : 80;
     const name = u.hostname.replace(/^\[|\]$/g, "");
+    const list = addresses ?? [name];
     let failure: unknown = null;
-    for (const address of addresses ?? [name]) {
+    for (let i = 0; i < list.length; i++) {
+      const next = i < list.length - 1 ? requestSignal(NEXT_ADDRESS_AFTER_MS, signal) : null;
+      const limit = next?.signal ?? signal;
       try {
         const conn: ByteConn = tls
-          ? await connectTls(address, port, name, this.options.caCerts, signal)
-          : await abortable(Deno.connect({ hostname: address, port }), signal);
-        if (!tls) (conn as Deno.TcpConn).setNoDelay(true);
+          ? await connectTls(list[i], port, name, this.options.caCerts, limit)
+          : await abortable(this.#connectTcp(list[i], port), limit);
         return { conn, reader: new ConnReader(conn), idleSince: 0 };
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
-        failure = err;
+        failure = next?.signal.aborted
+          ? new Error(`${list[i]} did not answer within ${NEXT_ADDRESS_AFTER_MS} ms`)
+          : err;
         // Only an address that cannot be reached sends the request to the next one (a
         // certificate the name does not match is no address's fault).
-        if (!unreachable(err)) break;
+        if (!next?.signal.aborted && !unreachable(err)) break;
+      } finally {
+        next?.clear();
       }
     }
     const reason = failure instanceof Error ? failure.message : String(failure);
     throw new Error(`cannot connect to ${u.host}: ${reason}`);
+  }
+
+  async #connectTcp(address: string, port: number): Promise<ByteConn> {
+    if (this.options.connectTcp) return await this.options.connectTcp(address, port);
+    const conn = await Deno.connect({ hostname: address, port });
+    conn.setNoDelay(true);
+    return conn;
   }
 
   #takeIdle(key: string): Connection | null {

@@ -5,7 +5,11 @@
  * bodies are read by their framing; a malformed answer, a timeout and header injection fail.
  */
 import assert from "node:assert/strict";
-import { CallbackHttpClient, encodeRequest } from "../../../server/callbacks/http_client.ts";
+import {
+  CallbackHttpClient,
+  encodeRequest,
+  NEXT_ADDRESS_AFTER_MS,
+} from "../../../server/callbacks/http_client.ts";
 import { ProtocolError } from "../../../server/callbacks/http1_reader.ts";
 
 const fixtures = new URL("../../fixtures/tls/", import.meta.url);
@@ -335,11 +339,14 @@ Deno.test("http client: trusts DENO_CERT's authorities, as fetch does", async ()
 Deno.test("http client: bytes that arrive on an idle connection are never an answer", async () => {
   // The first connection's answer is followed by a stray one (as servers that send 408 before
   // closing an idle connection do); the second request must not read it.
+  let straySent = () => {};
+  const stray = new Promise<void>((resolve) => straySent = resolve);
   const s = rawServer(async (n, conn) => {
     if (n === 1) {
       await write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst");
       await new Promise((resolve) => setTimeout(resolve, 20));
       await write(conn, "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n");
+      straySent();
       return;
     }
     await write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond");
@@ -348,7 +355,8 @@ Deno.test("http client: bytes that arrive on an idle connection are never an ans
   try {
     const url = `http://callback.test:${s.port}/`;
     assert.equal((await client.send(url, post())).snippet, "first");
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await stray;
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await client.send(url, post());
     assert.deepEqual([second.status, second.snippet], [200, "second"]);
     assert.equal(s.connections, 2);
@@ -455,7 +463,7 @@ Deno.test("http client: idle connections are closed when their time is up", asyn
   try {
     assert.equal((await client.send(`http://callback.test:${r.port}/`, post())).status, 200);
     assert.equal(client.idleCount, 1);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     assert.equal(client.idleCount, 0);
   } finally {
     client.close();
@@ -491,5 +499,44 @@ Deno.test("http client: a server flooding an idle TLS connection is cut off", as
   } finally {
     client.close();
     listener.close();
+  }
+});
+
+Deno.test("http client: an address that never answers gives way to the next", async () => {
+  const r = receiver();
+  const tried: string[] = [];
+  // 192.0.2.1 drops every packet: its connection never completes.
+  const client = new CallbackHttpClient({
+    connectTcp: (address, port) => {
+      tried.push(address);
+      return address === "192.0.2.1"
+        ? new Promise<never>(() => {})
+        : Deno.connect({ hostname: address, port });
+    },
+  });
+  try {
+    const started = performance.now();
+    const res = await client.send(
+      `http://callback.test:${r.port}/`,
+      post("{}", AbortSignal.timeout(10_000), ["192.0.2.1", "127.0.0.1"]),
+    );
+    const took = performance.now() - started;
+    assert.equal(res.status, 200);
+    assert.deepEqual(tried, ["192.0.2.1", "127.0.0.1"]);
+    assert.ok(
+      took >= NEXT_ADDRESS_AFTER_MS - 50 && took < NEXT_ADDRESS_AFTER_MS + 1_000,
+      `${took}`,
+    );
+    // The last address has the request's whole time: alone, it fails only with the request.
+    await assert.rejects(
+      client.send(
+        `http://callback.test:${r.port}/`,
+        post("{}", AbortSignal.timeout(300), ["192.0.2.1"]),
+      ),
+      (err: Error) => err.name === "TimeoutError",
+    );
+  } finally {
+    client.close();
+    await r.server.shutdown();
   }
 });
