@@ -75,10 +75,11 @@ export interface Config {
   /** How often an idle delivery worker looks for events other processes emitted. */
   callbackPollMs: number;
   /**
-   * HTTP_PROXY or HTTPS_PROXY (either case) is set: callbacks go through `fetch`, which honours
-   * them, not through the client that connects to the addresses checked.
+   * The URL schemes a proxy is set for (HTTPS_PROXY for `https:`, HTTP_PROXY for `http:`,
+   * ALL_PROXY for both; either case): callbacks to them go through `fetch`, which sends them
+   * through it, not through the client that connects to the addresses checked.
    */
-  callbackViaProxy: boolean;
+  callbackProxied: ("http:" | "https:")[];
   /** SMTP server of outgoing mail (`smtp://` or `smtps://`); unset: no mail is sent. */
   smtpUrl: string | undefined;
   /** The From of outgoing mail. */
@@ -290,6 +291,16 @@ export function databaseOptions(config: Config): ConnectOptions {
  * loadConfig({ PORT: "http" }); // throws ConfigError: "PORT: expected a whole number from 0 to 65535"
  * ```
  */
+/** The schemes whose requests Deno's `fetch` sends through a proxy (its environment variables). */
+function proxiedSchemes(env: Record<string, string | undefined>): ("http:" | "https:")[] {
+  const set = (name: string) => Boolean(env[name] || env[name.toLowerCase()]);
+  const all = set("ALL_PROXY");
+  return [
+    ...(all || set("HTTP_PROXY") ? ["http:" as const] : []),
+    ...(all || set("HTTPS_PROXY") ? ["https:" as const] : []),
+  ];
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -358,8 +369,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     callbackRetryBaseMs: e.CALLBACK_RETRY_BASE_MS,
     callbackMaxAttempts: e.CALLBACK_MAX_ATTEMPTS,
     callbackPollMs: e.CALLBACK_POLL_MS,
-    callbackViaProxy: ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]
-      .some((name) => Boolean(env[name])),
+    callbackProxied: proxiedSchemes(env),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ??
       `Portal Launcher <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,

@@ -140,8 +140,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       allowPrivate: config.callbackAllowPrivateNetworks,
     };
     // Deliveries and their token requests connect to the addresses they checked, unless a proxy
-    // must carry them.
-    const http = config.callbackViaProxy ? undefined : new CallbackHttpClient();
+    // is set for their scheme (then fetch sends them through it).
+    const http = new CallbackHttpClient({ proxied: config.callbackProxied });
     const tokens = new TokenSource({
       timeoutMs: config.callbackTimeoutMs,
       allowPrivate: config.callbackAllowPrivateNetworks,
@@ -218,7 +218,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         stopHousekeeping();
         await deps.remote.relay.stop();
         await deliveries.stop();
-        http?.close();
+        http.close();
         await mail?.stop();
         await db.close();
         dataDirLock?.release();

@@ -19,7 +19,7 @@ import { adapterOf } from "./adapters/registry.ts";
 import { AdapterRefusal, type EventBody, type OutboundRequest } from "./adapters/mod.ts";
 import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { checkDestination, DestinationRefused, type Resolver } from "./destination.ts";
-import type { Answer, CallbackHttpClient } from "./http_client.ts";
+import { type Answer, answerOf, type CallbackHttpClient } from "./http_client.ts";
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
 import { requestSignal, requestTimeoutMs } from "./timeout.ts";
@@ -67,33 +67,6 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_MS, Number(text) * 1000);
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.min(MAX_RETRY_MS, Math.max(0, date - now));
-}
-
-/** A fetch Response as an Answer: its body's first RESPONSE_SNIPPET_BYTES, the rest cancelled. */
-async function answerOf(res: Response): Promise<Answer> {
-  return { status: res.status, headers: res.headers, snippet: await snippet(res) };
-}
-
-/** Reads at most RESPONSE_SNIPPET_BYTES of a body, then cancels the rest. */
-async function snippet(res: Response): Promise<string | null> {
-  if (!res.body) return null;
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < RESPONSE_SNIPPET_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) bytes.set(c, (at += c.length) - c.length);
-  return new TextDecoder().decode(bytes.subarray(0, RESPONSE_SNIPPET_BYTES)) || null;
 }
 
 /** The callback secrets to sign with: the current one, and the previous during its overlap. */
@@ -313,7 +286,8 @@ async function attemptOnce(
       };
       const init = { method: request.method, headers, body: request.body, signal: own.signal };
       if (ctx.http && !ctx.fetch) return await ctx.http.send(url, { ...init, addresses });
-      return await answerOf(await (ctx.fetch ?? fetch)(url, { ...init, redirect: "manual" }));
+      const res = await (ctx.fetch ?? fetch)(url, { ...init, redirect: "manual" });
+      return await answerOf(res, RESPONSE_SNIPPET_BYTES);
     };
     let res = await send(await auth.header());
     let note: string | null = null;

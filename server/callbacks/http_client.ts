@@ -22,6 +22,7 @@
 import { ConnReader } from "./http1_reader.ts";
 import { type ByteConn, connectTls } from "./tls_conn.ts";
 import { requestSignal } from "./timeout.ts";
+import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { inClientSpan } from "../observability/tracing.ts";
 
 /** What a request came to. */
@@ -86,6 +87,8 @@ export class CallbackHttpClient {
   constructor(
     private readonly options: {
       caCerts?: string[];
+      /** URL schemes a proxy is set for: requests to them go through `fetch` and the proxy. */
+      proxied?: string[];
       /** Opens a plain TCP connection (tests stand in for the network here). */
       connectTcp?: (address: string, port: number) => Promise<ByteConn>;
       idleMs?: number;
@@ -95,7 +98,7 @@ export class CallbackHttpClient {
   ) {
     this.#idleMs = options.idleMs ?? 4_000;
     this.#maxIdle = options.maxIdle ?? 256;
-    this.#keep = options.keep ?? 4096;
+    this.#keep = options.keep ?? RESPONSE_SNIPPET_BYTES;
   }
 
   /**
@@ -107,6 +110,7 @@ export class CallbackHttpClient {
     if (u.protocol !== "https:" && u.protocol !== "http:") {
       throw new TypeError(`${u.protocol} URLs are not sent`);
     }
+    if (this.options.proxied?.includes(u.protocol)) return await this.#viaProxy(url, init);
     return await inClientSpan(init.method, u, async (traceHeaders) => {
       const headers = { ...init.headers, ...traceHeaders };
       const request = encodeRequest(u, { ...init, headers });
@@ -126,6 +130,18 @@ export class CallbackHttpClient {
         throw unwrap(err);
       });
     });
+  }
+
+  /** Through `fetch`, which sends it through the scheme's proxy (and makes its span). */
+  async #viaProxy(url: string, init: SendOptions): Promise<Answer> {
+    const res = await fetch(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+      redirect: "manual",
+    });
+    return await answerOf(res, init.keep ?? this.#keep);
   }
 
   /** Closes the idle connections; the ones in use close when their request is done. */
@@ -265,6 +281,30 @@ export class CallbackHttpClient {
     Deno.unrefTimer(timer);
     this.#sweep = timer;
   }
+}
+
+/** A fetch Response as an Answer: its body's first `keep` bytes as text, the rest cancelled. */
+export async function answerOf(res: Response, keep: number): Promise<Answer> {
+  const answer = { status: res.status, headers: res.headers, snippet: null as string | null };
+  if (!res.body) return answer;
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < keep) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) bytes.set(c, (at += c.length) - c.length);
+  answer.snippet = decoder.decode(bytes.subarray(0, keep)) || null;
+  return answer;
 }
 
 /** The request's bytes: its head (Latin-1, as fetch sends field values) and its UTF-8 body. */

@@ -90,10 +90,14 @@ Deno.test("config: PASSWORD_RESET_TTL_MINUTES takes 1 to 1440 (QA can test expir
   );
 });
 
-Deno.test("config: a proxy in the environment sends callbacks through fetch", () => {
-  assert.equal(loadConfig({}).callbackViaProxy, false);
-  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) {
-    assert.equal(loadConfig({ [name]: "http://proxy.internal:3128" }).callbackViaProxy, true, name);
-  }
-  assert.equal(loadConfig({ HTTPS_PROXY: "" }).callbackViaProxy, false);
+Deno.test("config: a proxy in the environment sends callbacks of its scheme through fetch", () => {
+  const proxy = "http://proxy.internal:3128";
+  assert.deepEqual(loadConfig({}).callbackProxied, []);
+  assert.deepEqual(loadConfig({ HTTPS_PROXY: proxy }).callbackProxied, ["https:"]);
+  assert.deepEqual(loadConfig({ https_proxy: proxy }).callbackProxied, ["https:"]);
+  assert.deepEqual(loadConfig({ HTTP_PROXY: proxy }).callbackProxied, ["http:"]);
+  assert.deepEqual(loadConfig({ http_proxy: proxy }).callbackProxied, ["http:"]);
+  assert.deepEqual(loadConfig({ ALL_PROXY: proxy }).callbackProxied, ["http:", "https:"]);
+  assert.deepEqual(loadConfig({ all_proxy: proxy }).callbackProxied, ["http:", "https:"]);
+  assert.deepEqual(loadConfig({ HTTPS_PROXY: "" }).callbackProxied, []);
 });

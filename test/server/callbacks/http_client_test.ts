@@ -540,3 +540,21 @@ Deno.test("http client: an address that never answers gives way to the next", as
     await r.server.shutdown();
   }
 });
+
+Deno.test("http client: a scheme with a proxy goes through fetch, which ignores the addresses", async () => {
+  const r = receiver();
+  // 192.0.2.99 is no receiver: only fetch, going by the URL's host (and the proxy it is given by
+  // the environment, none here), reaches 127.0.0.1.
+  const client = new CallbackHttpClient({ proxied: ["http:"], keep: 4 });
+  try {
+    const res = await client.send(
+      `http://127.0.0.1:${r.port}/proxied`,
+      post("{}", AbortSignal.timeout(5_000), ["192.0.2.99"]),
+    );
+    assert.deepEqual([res.status, res.snippet], [200, "ok "]);
+    assert.equal(client.idleCount, 0, "fetch's connections are fetch's own");
+  } finally {
+    client.close();
+    await r.server.shutdown();
+  }
+});
