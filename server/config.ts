@@ -280,6 +280,16 @@ export function databaseOptions(config: Config): ConnectOptions {
   };
 }
 
+/** The schemes whose requests Deno's `fetch` sends through a proxy (its environment variables). */
+function proxiedSchemes(env: Record<string, string | undefined>): ("http:" | "https:")[] {
+  const set = (name: string) => Boolean(env[name] || env[name.toLowerCase()]);
+  const all = set("ALL_PROXY");
+  return [
+    ...(all || set("HTTP_PROXY") ? ["http:" as const] : []),
+    ...(all || set("HTTPS_PROXY") ? ["https:" as const] : []),
+  ];
+}
+
 /**
  * Parses the environment into a Config, or throws ConfigError naming every invalid variable.
  *
@@ -291,16 +301,6 @@ export function databaseOptions(config: Config): ConnectOptions {
  * loadConfig({ PORT: "http" }); // throws ConfigError: "PORT: expected a whole number from 0 to 65535"
  * ```
  */
-/** The schemes whose requests Deno's `fetch` sends through a proxy (its environment variables). */
-function proxiedSchemes(env: Record<string, string | undefined>): ("http:" | "https:")[] {
-  const set = (name: string) => Boolean(env[name] || env[name.toLowerCase()]);
-  const all = set("ALL_PROXY");
-  return [
-    ...(all || set("HTTP_PROXY") ? ["http:" as const] : []),
-    ...(all || set("HTTPS_PROXY") ? ["https:" as const] : []),
-  ];
-}
-
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

@@ -17,9 +17,8 @@ import { type SecretBox, secretContext } from "../crypto/secret_box.ts";
 import { openCached } from "../crypto/secret_cache.ts";
 import { adapterOf } from "./adapters/registry.ts";
 import { AdapterRefusal, type EventBody, type OutboundRequest } from "./adapters/mod.ts";
-import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { checkDestination, DestinationRefused, type Resolver } from "./destination.ts";
-import { type Answer, answerOf, type CallbackHttpClient } from "./http_client.ts";
+import type { Answer, CallbackHttpClient } from "./http_client.ts";
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
 import { requestSignal, requestTimeoutMs } from "./timeout.ts";
@@ -40,12 +39,8 @@ export interface DeliveryContext {
   tokens: TokenSource;
   settings: DeliverySettings;
   resolve?: Resolver;
-  /**
-   * The client that sends deliveries to the addresses checked (http_client.ts); without one,
-   * `fetch` sends them (with HTTP_PROXY or HTTPS_PROXY set, and in tests that stand in for it).
-   */
-  http?: CallbackHttpClient;
-  fetch?: typeof fetch;
+  /** Sends each request, to the addresses checked or through a proxy (http_client.ts). */
+  http: CallbackHttpClient;
 }
 
 /** The longest wait between two attempts, whatever Retry-After says: one day. */
@@ -284,10 +279,13 @@ async function attemptOnce(
         ...signed,
         ...(authorization ? { Authorization: authorization } : {}),
       };
-      const init = { method: request.method, headers, body: request.body, signal: own.signal };
-      if (ctx.http && !ctx.fetch) return await ctx.http.send(url, { ...init, addresses });
-      const res = await (ctx.fetch ?? fetch)(url, { ...init, redirect: "manual" });
-      return await answerOf(res, RESPONSE_SNIPPET_BYTES);
+      return await ctx.http.send(url, {
+        method: request.method,
+        headers,
+        body: request.body,
+        signal: own.signal,
+        addresses,
+      });
     };
     let res = await send(await auth.header());
     let note: string | null = null;

@@ -15,16 +15,16 @@ export class ProtocolError extends Error {
 }
 
 /** The largest response head read: status line and header fields. */
-export const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_HEAD_BYTES = 64 * 1024;
 /** The largest body read to reuse the connection; past it the connection is closed instead. */
-export const MAX_DRAIN_BYTES = 1024 * 1024;
+const MAX_DRAIN_BYTES = 1024 * 1024;
 /** The most framing read around a body (chunk lines, trailers); past it the connection is closed. */
-export const MAX_FRAMING_BYTES = 64 * 1024;
+const MAX_FRAMING_BYTES = 64 * 1024;
 /** The most interim (1xx) responses before the final one. */
-export const MAX_INTERIM = 8;
+const MAX_INTERIM = 8;
 
 /** A response's head. */
-export interface ResponseHead {
+interface ResponseHead {
   status: number;
   headers: Headers;
   /** HTTP/1.1 without `Connection: close`: the connection may carry another request. */
@@ -32,7 +32,7 @@ export interface ResponseHead {
 }
 
 /** A read response: its head, the body's first bytes, and whether the connection is reusable. */
-export interface ReadResponse extends ResponseHead {
+interface ReadResponse extends ResponseHead {
   body: Uint8Array;
   reusable: boolean;
 }
@@ -46,15 +46,14 @@ interface Readable {
 }
 
 /**
- * Buffered reads from a connection. `received` says whether the server sent any byte of the
- * current response. Between requests a read stays pending (watchIdle): anything it brings while
- * the connection is idle (a stray answer, the end, an error) means the connection is done.
+ * Buffered reads from a connection. Between requests a read stays pending (watchIdle): anything
+ * it brings while the connection is idle (a stray answer, the end, an error) means the connection
+ * is done.
  */
 export class ConnReader {
   #buf = new Uint8Array(16 * 1024);
   #start = 0;
   #end = 0;
-  received = false;
   /** The read started while idle, taken over by the next fill. */
   #pending: Promise<number | null> | null = null;
   #idle = false;
@@ -95,34 +94,31 @@ export class ConnReader {
     return this.#end > this.#start;
   }
 
-  /** Reads more bytes into the buffer (growing it up to `limit`); false at the connection's end. */
+  /**
+   * Reads more bytes into the buffer (growing it up to `limit`); false at the connection's end.
+   * The idle read, if one is pending, is this read (into the empty buffer's start).
+   */
   async #fill(limit: number): Promise<boolean> {
-    if (this.#pending) {
-      // The idle read, into the empty buffer's start.
-      const pending = this.#pending;
-      this.#pending = null;
-      const n = await pending;
-      if (n === null) return false;
-      this.received = true;
-      this.#end += n;
-      return true;
-    }
-    if (this.#start > 0 && this.#start === this.#end) this.#start = this.#end = 0;
-    if (this.#end === this.#buf.length) {
-      if (this.#start > 0) {
-        this.#buf.copyWithin(0, this.#start, this.#end);
-        this.#end -= this.#start;
-        this.#start = 0;
-      } else {
-        if (this.#buf.length >= limit) return true;
-        const bigger = new Uint8Array(Math.min(limit, this.#buf.length * 2));
-        bigger.set(this.#buf);
-        this.#buf = bigger;
+    let read = this.#pending;
+    this.#pending = null;
+    if (!read) {
+      if (this.#start > 0 && this.#start === this.#end) this.#start = this.#end = 0;
+      if (this.#end === this.#buf.length) {
+        if (this.#start > 0) {
+          this.#buf.copyWithin(0, this.#start, this.#end);
+          this.#end -= this.#start;
+          this.#start = 0;
+        } else {
+          if (this.#buf.length >= limit) return true;
+          const bigger = new Uint8Array(Math.min(limit, this.#buf.length * 2));
+          bigger.set(this.#buf);
+          this.#buf = bigger;
+        }
       }
+      read = this.conn.read(this.#buf.subarray(this.#end));
     }
-    const n = await this.conn.read(this.#buf.subarray(this.#end));
+    const n = await read;
     if (n === null) return false;
-    this.received = true;
     this.#end += n;
     return true;
   }
@@ -143,9 +139,9 @@ export class ConnReader {
       from = Math.max(this.#start, this.#end - 3);
       const before = this.#start;
       if (!(await this.#fill(limit))) {
-        throw this.received
+        throw this.#end > this.#start
           ? new ProtocolError("the connection ended inside the head")
-          : new ConnectionClosed();
+          : new Error("the server closed the connection without an answer");
       }
       from -= before - this.#start; // the buffer may have moved its content to the front
     }
@@ -168,8 +164,8 @@ export class ConnReader {
   }
 
   /**
-   * Passes the next `count` body bytes to `take` (or all until the end when count is Infinity).
-   * Answers false when the connection ended first (only allowed for an unframed body).
+   * Passes the next `count` body bytes to `take`. Answers false when the connection ended first
+   * (an error unless the body is framed by the connection's end).
    */
   async #bytes(count: number, take: (bytes: Uint8Array) => void): Promise<boolean> {
     let left = count;
@@ -241,14 +237,6 @@ export class ConnReader {
   }
 }
 
-/** The server closed the connection before sending any byte (a reused connection gone stale). */
-export class ConnectionClosed extends Error {
-  constructor() {
-    super("the server closed the connection without an answer");
-    this.name = "ConnectionClosed";
-  }
-}
-
 function indexOf(buf: Uint8Array, seq: number[], from: number, end: number): number {
   const last = end - seq.length;
   outer: for (let i = Math.max(0, from); i <= last; i++) {
@@ -273,7 +261,7 @@ const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
 
 /** Parses a head (status line and fields, ending in CRLFCRLF). */
-export function parseHead(bytes: Uint8Array): ResponseHead {
+function parseHead(bytes: Uint8Array): ResponseHead {
   // Latin-1, as HTTP/1.1 field values are octets: a value's bytes are never refused as UTF-8.
   const text = latin1(bytes.subarray(0, bytes.length - 4));
   const lines = text.split("\r\n");

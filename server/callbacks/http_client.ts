@@ -16,8 +16,8 @@
  * - TLS goes through node:tls (tls_conn.ts), whose socket closes when an attempt is abandoned
  *   mid-handshake. Requests carry a `User-Agent` and an `Accept` of any type unless their caller
  *   set them.
- * - No compression is asked for, no redirect followed, no proxy used: with `HTTP_PROXY` or
- *   `HTTPS_PROXY` set the service delivers through `fetch`, which honours them (service.ts).
+ * - No compression is asked for, no redirect followed. A request whose scheme has a proxy set
+ *   (`proxied`, from the configuration) goes through `fetch`, which sends it through the proxy.
  */
 import { ConnReader } from "./http1_reader.ts";
 import { type ByteConn, connectTls } from "./tls_conn.ts";
@@ -89,6 +89,8 @@ export class CallbackHttpClient {
       caCerts?: string[];
       /** URL schemes a proxy is set for: requests to them go through `fetch` and the proxy. */
       proxied?: string[];
+      /** The `fetch` of proxied requests (tests stand in for it here). */
+      fetch?: typeof fetch;
       /** Opens a plain TCP connection (tests stand in for the network here). */
       connectTcp?: (address: string, port: number) => Promise<ByteConn>;
       idleMs?: number;
@@ -134,7 +136,7 @@ export class CallbackHttpClient {
 
   /** Through `fetch`, which sends it through the scheme's proxy (and makes its span). */
   async #viaProxy(url: string, init: SendOptions): Promise<Answer> {
-    const res = await fetch(url, {
+    const res = await (this.options.fetch ?? fetch)(url, {
       method: init.method,
       headers: init.headers,
       body: init.body,
@@ -152,7 +154,7 @@ export class CallbackHttpClient {
     this.#idle.clear();
   }
 
-  /** Idle connections kept now (for tests and metrics). */
+  /** Idle connections kept now (for tests). */
   get idleCount(): number {
     let n = 0;
     for (const list of this.#idle.values()) n += list.length;
@@ -168,7 +170,6 @@ export class CallbackHttpClient {
     const signal = init.signal;
     const onAbort = () => closeQuietly(c.conn);
     signal?.addEventListener("abort", onAbort, { once: true });
-    c.reader.received = false;
     c.conn.ref();
     try {
       let written = 0;
@@ -284,7 +285,7 @@ export class CallbackHttpClient {
 }
 
 /** A fetch Response as an Answer: its body's first `keep` bytes as text, the rest cancelled. */
-export async function answerOf(res: Response, keep: number): Promise<Answer> {
+async function answerOf(res: Response, keep: number): Promise<Answer> {
   const answer = { status: res.status, headers: res.headers, snippet: null as string | null };
   if (!res.body) return answer;
   const reader = res.body.getReader();
@@ -356,9 +357,9 @@ function closeQuietly(conn: ByteConn): false {
   return false;
 }
 
-/** Waits for `promise` unless `signal` aborts first; a connection that comes late is closed. */
-async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return await promise;
+/** Waits for a connection unless `signal` aborts first; one that comes late is closed. */
+async function abortable(connecting: Promise<ByteConn>, signal?: AbortSignal): Promise<ByteConn> {
+  if (!signal) return await connecting;
   signal.throwIfAborted();
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
@@ -366,13 +367,9 @@ async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([promise, aborted]);
+    return await Promise.race([connecting, aborted]);
   } catch (err) {
-    promise.then((late) => {
-      if (late && typeof (late as { close?: unknown }).close === "function") {
-        closeQuietly(late as unknown as ByteConn);
-      }
-    }, () => {});
+    connecting.then(closeQuietly, () => {});
     throw err;
   } finally {
     signal.removeEventListener("abort", onAbort);

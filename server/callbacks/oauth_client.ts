@@ -6,7 +6,7 @@
  * shorter) before `expires_in`; `invalidate` drops one after the CRM answered 401.
  */
 import { checkDestination, type Resolver } from "./destination.ts";
-import type { CallbackHttpClient } from "./http_client.ts";
+import type { Answer, CallbackHttpClient } from "./http_client.ts";
 import { requestSignal } from "./timeout.ts";
 
 /** What a token request needs from the app. */
@@ -46,9 +46,8 @@ export class TokenSource {
       timeoutMs: number;
       allowPrivate: boolean;
       resolve?: Resolver;
-      /** Connects to the addresses checked (http_client.ts); without it, `fetch` is used. */
-      http?: CallbackHttpClient;
-      fetch?: typeof fetch;
+      /** Sends each request, to the addresses checked or through a proxy (http_client.ts). */
+      http: CallbackHttpClient;
     },
   ) {}
 
@@ -92,22 +91,23 @@ export class TokenSource {
         btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`);
     }
     const limit = requestSignal(this.options.timeoutMs);
-    const init = { method: "POST", headers, body: body.toString(), signal: limit.signal };
-    const http = this.options.fetch ? undefined : this.options.http;
-    let res: { status: number; text: string };
+    let res: Answer;
     try {
-      res = http
-        ? await http.send(client.tokenUrl, { ...init, addresses, keep: TOKEN_RESPONSE_BYTES })
-          .then((a) => ({ status: a.status, text: a.snippet ?? "" }))
-        : await (this.options.fetch ?? fetch)(client.tokenUrl, { ...init, redirect: "manual" })
-          .then(async (r) => ({ status: r.status, text: await r.text().catch(() => "") }));
+      res = await this.options.http.send(client.tokenUrl, {
+        method: "POST",
+        headers,
+        body: body.toString(),
+        signal: limit.signal,
+        addresses,
+        keep: TOKEN_RESPONSE_BYTES,
+      });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       throw new TokenError(`token request to ${client.tokenUrl} failed: ${message}`);
     } finally {
       limit.clear();
     }
-    const text = res.text;
+    const text = res.snippet ?? "";
     if (res.status < 200 || res.status > 299) {
       throw new TokenError(
         `token endpoint ${client.tokenUrl} answered ${res.status}: ${text.slice(0, 200)}`,

@@ -38,11 +38,9 @@ class TlsByteConn implements ByteConn {
     socket.on("data", (data: Uint8Array) => {
       this.#chunks.push(data);
       this.#held += data.length;
-      if (this.#held > MAX_UNREAD) {
-        this.#finish(new Error(`the server sent over ${MAX_UNREAD} bytes nobody read`));
-        this.close();
-      }
-      this.#notify();
+      if (this.#held <= MAX_UNREAD) return this.#notify();
+      this.#finish(new Error(`the server sent over ${MAX_UNREAD} bytes nobody read`));
+      this.close();
     });
     socket.on("end", () => this.#finish(null));
     socket.on("close", () => this.#finish(null));

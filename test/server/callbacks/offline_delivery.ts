@@ -1,21 +1,23 @@
 /**
- * One delivery attempt without a database or a network: a DeliveryContext around a stub fetch,
- * and a claimed event of app 7 with a callback secret, as the delivery tests build them.
+ * One delivery attempt without a database or a network: a DeliveryContext whose client sends
+ * every request through a stub fetch (as through a proxy), and a claimed event of app 7 with a
+ * callback secret, as the delivery tests build them.
  */
 import type { DeliveryContext } from "../../../server/callbacks/delivery.ts";
 import type { ClaimedEvent } from "../../../db/queries/callback_events.ts";
 import type { Sql } from "../../../db/mod.ts";
 import type { TokenSource } from "../../../server/callbacks/oauth_client.ts";
 import { generateCallbackSecret } from "../../../server/callbacks/signing.ts";
+import { CallbackHttpClient } from "../../../server/callbacks/http_client.ts";
 import { type SecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
 
 /**
- * A context that sends through `fetch`: no database, no token source unless `more` gives one;
+ * A context that sends through the stub `fetch`: no database, no token source unless `more` gives one;
  * requests of 20 ms, private destinations allowed unless `more.settings` says otherwise.
  */
 export function offlineContext(
   secrets: SecretBox,
-  fetch: DeliveryContext["fetch"],
+  fetch: typeof globalThis.fetch,
   more: Partial<DeliveryContext> = {},
 ): DeliveryContext {
   return {
@@ -23,7 +25,7 @@ export function offlineContext(
     secrets,
     tokens: null as unknown as TokenSource,
     settings: { timeoutMs: 20, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: true },
-    fetch,
+    http: new CallbackHttpClient({ proxied: ["http:", "https:"], fetch }),
     ...more,
   };
 }
