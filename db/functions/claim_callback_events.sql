@@ -9,6 +9,11 @@
 -- the "earlier event of this session?" check reads the session's first open event in
 -- (session_id, id) order, and the lock finds the row by its primary key alone and checks the
 -- status of the version it locked.
+--
+-- Open events (pending or delivering) are those with no finished_at, and the claim changes only
+-- columns no index reads (status, attempts, lease_until; migration 00029): PostgreSQL rewrites
+-- the row in place (heap-only) with no index entry, and the event keeps its place in the due
+-- index, so a claim walks past the events in flight (at most a batch per lane).
 create or replace function claim_callback_events(batch integer, lease_ms integer)
 returns setof callback_events
 language plpgsql
@@ -20,7 +25,7 @@ declare
   due cursor for
     select e.id, e.session_id, e.status, e.lease_until
     from callback_events e
-    where e.status in ('pending', 'delivering') and e.next_attempt_at <= now()
+    where e.finished_at is null and e.next_attempt_at <= now()
     order by e.next_attempt_at, e.id;
   candidate record;
   first_open bigint;
@@ -33,7 +38,7 @@ begin
     -- One session's events arrive in order: wait while an earlier one is on its way.
     if candidate.session_id is not null then
       select p.id into first_open from callback_events p
-      where p.session_id = candidate.session_id and p.status in ('pending', 'delivering')
+      where p.session_id = candidate.session_id and p.finished_at is null
       order by p.session_id, p.id
       limit 1;
       continue when first_open < candidate.id;
@@ -51,7 +56,7 @@ begin
   end loop;
   return query
     update callback_events e set status = 'delivering', attempts = e.attempts + 1,
-      lease_until = now() + lease_ms * interval '1 millisecond', next_attempt_at = now()
+      lease_until = now() + lease_ms * interval '1 millisecond'
     where e.id = any(taken)
     returning e.*;
 end;

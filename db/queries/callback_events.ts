@@ -302,7 +302,7 @@ export async function outboxStats(
     select count(*)::integer as pending,
       coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_age_seconds
     from callback_events
-    where status in ('pending', 'delivering')
+    where finished_at is null
   `;
   return row;
 }

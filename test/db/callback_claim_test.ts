@@ -183,6 +183,30 @@ for (const backend of backends) {
     }
   });
 
+  Deno.test(name("a claim rewrites its rows in place, no index entry written"), async () => {
+    const db = await backend.open();
+    try {
+      await migrate(db.sql);
+      await backlog(db.sql);
+      const updates = await db.sql.begin(async (tx) => {
+        assert.equal((await claimDueEvents(tx, 64, 60_000)).length, 64);
+        const [row] = await tx`select
+          pg_stat_get_xact_tuples_updated('callback_events'::regclass)::int as updated,
+          pg_stat_get_xact_tuples_hot_updated('callback_events'::regclass)::int as hot`;
+        return row;
+      });
+      assert.deepEqual({ ...updates }, { updated: 64, hot: 64 }, "heap-only updates");
+      // "Open" is read from finished_at, so the two must agree.
+      await assert.rejects(
+        db.sql`update callback_events set status = 'delivered'
+          where id = (select min(id) from callback_events)`,
+        /callback_events_open_check/,
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
   Deno.test(
     name("plans cached while the outbox was small never read it whole once it is large"),
     async () => {

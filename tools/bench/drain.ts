@@ -32,7 +32,7 @@ async function stats(receiver: string): Promise<{ received: number; distinct: nu
 /** True while any event is pending or being delivered (stops at the first: cheap). */
 async function open(bench: postgres.Sql): Promise<boolean> {
   const [{ open }] = await bench`select exists (select 1 from callback_events
-    where status in ('pending', 'delivering')) as open`;
+    where finished_at is null) as open`;
   return open;
 }
 
