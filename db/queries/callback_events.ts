@@ -253,12 +253,16 @@ export interface DeliveryFilter {
   limit: number;
 }
 
+/** The statuses of open events: those with no finished_at (migration 00029's check). */
+const OPEN_STATUSES = ["pending", "delivering"];
+
 /**
  * Lists events newest first, with every attempt. Each filter is a condition of its own only when
  * given (not `$x is null or col = $x`), so a prepared statement's generic plan can still read the
- * app, reference and session indexes.
+ * app, reference and session indexes. Open events (pending, delivering) are asked for as having
+ * no finished_at too, the predicate of the small indexes of open events.
  */
-export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
+export async function listDeliveries(sql: Tx, f: DeliveryFilter): Promise<DeliveryRow[]> {
   return await sql<DeliveryRow[]>`
     select e.id, e.webhook_id, e.app_id, a.app_name, e.session_id, e.reference_id, e.type,
       e.status, e.attempts, e.next_attempt_at, e.last_error, e.created_at, e.finished_at,
@@ -272,6 +276,7 @@ export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<Deliv
       ${f.appId === undefined ? sql`` : sql`and e.app_id = ${f.appId}`}
       ${f.organizationId === undefined ? sql`` : sql`and a.organization_id = ${f.organizationId}`}
       ${f.status === undefined ? sql`` : sql`and e.status = ${f.status}`}
+      ${OPEN_STATUSES.includes(f.status ?? "") ? sql`and e.finished_at is null` : sql``}
       ${f.type === undefined ? sql`` : sql`and e.type = ${f.type}`}
       ${f.referenceId === undefined ? sql`` : sql`and e.reference_id = ${f.referenceId}`}
       ${f.sessionId === undefined ? sql`` : sql`and e.session_id = ${f.sessionId}`}

@@ -12,6 +12,7 @@ import {
   type AttemptRecord,
   claimDueEvents,
   finishAttempts,
+  listDeliveries,
 } from "../../db/queries/callback_events.ts";
 
 const SESSIONS = 1_000;
@@ -202,6 +203,29 @@ for (const backend of backends) {
           where id = (select min(id) from callback_events)`,
         /callback_events_open_check/,
       );
+    } finally {
+      await db.close();
+    }
+  });
+
+  Deno.test(name("the deliveries list of open events reads the index of open events"), async () => {
+    const db = await backend.open();
+    try {
+      await migrate(db.sql);
+      await backlog(db.sql);
+      // All but the last 20 delivered: the open ones are few among many.
+      await db.sql`update callback_events set status = 'delivered', finished_at = now()
+        where id < (select max(id) - 19 from callback_events)`;
+      await db.sql`analyze callback_events`;
+      for (const status of ["pending", "delivering"]) {
+        let listed = -1;
+        const reads = await readsDuring(db.sql, async (tx) => {
+          listed = (await listDeliveries(tx, { status, limit: 50 })).length;
+        });
+        assert.equal(listed, status === "pending" ? 20 : 0);
+        assert.equal(reads.seqScans, 0, `${status}: no sequential scan`);
+        assert.equal(reads.primaryKeyEntries, 0, `${status}: the primary key is not walked`);
+      }
     } finally {
       await db.close();
     }
