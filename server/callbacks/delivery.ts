@@ -265,7 +265,12 @@ async function attemptOnce(
   try {
     const request = buildRequest(e);
     const url = target.url = request.url;
-    const addresses = await checkDestination(url, settings.allowPrivate, ctx.resolve);
+    // The name's lookup has a request's time too: a resolver that never answers is given up.
+    const lookup = requestSignal(
+      requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
+    );
+    timers.push(lookup);
+    const addresses = await checkDestination(url, settings.allowPrivate, ctx.resolve, lookup.signal);
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
     const send = async (authorization: string | null): Promise<Answer> => {

@@ -17,14 +17,17 @@
  */
 import { fillPlaceholders } from "./contract.ts";
 
-/** Resolves a host name to its IPv4 and IPv6 addresses. */
-export type Resolver = (host: string) => Promise<string[]>;
+/**
+ * Resolves a host name to its IPv4 and IPv6 addresses; `signal` ends the lookup (checkDestination
+ * stops waiting for it then, whether or not the resolver listens).
+ */
+export type Resolver = (host: string, signal?: AbortSignal) => Promise<string[]>;
 
 /** Deno's resolver: A and AAAA records (either may be missing). */
-export const dnsResolver: Resolver = async (host) => {
+export const dnsResolver: Resolver = async (host, signal) => {
   const [v4, v6] = await Promise.allSettled([
-    Deno.resolveDns(host, "A"),
-    Deno.resolveDns(host, "AAAA"),
+    Deno.resolveDns(host, "A", { signal }),
+    Deno.resolveDns(host, "AAAA", { signal }),
   ]);
   const found = [
     ...(v4.status === "fulfilled" ? v4.value : []),
@@ -213,17 +216,46 @@ export class DestinationRefused extends Error {
 }
 
 /**
+ * `resolve(host)`, given up when `signal` aborts: a resolver that never answers (its server
+ * unreachable) cannot hold an attempt past its deadline. The error names the host and the
+ * signal's reason ("timed out after 10000 ms").
+ */
+async function resolveUntil(
+  resolve: Resolver,
+  host: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  if (!signal) return await resolve(host);
+  const gaveUp = () => {
+    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+    return new Error(`cannot resolve ${host}: ${reason}`);
+  };
+  if (signal.aborted) throw gaveUp();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(gaveUp());
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([resolve(host, signal), aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
  * Checks the concrete URL of a request, exactly as it will be fetched (no placeholder is
  * replaced): urlProblem's rules, then every address of its host (a literal address, or every
  * address its name resolves to). Answers the checked addresses, for the request to connect to
  * (no second lookup), or null when CALLBACK_ALLOW_PRIVATE_NETWORKS leaves a name to the system.
  * Throws DestinationRefused (the delivery fails at once) or the resolver's error (a network
- * failure: retried).
+ * failure, or no answer before `signal` aborts: retried).
  */
 export async function checkDestination(
   url: string,
   allowPrivate: boolean,
   resolve: Resolver = dnsResolver,
+  signal?: AbortSignal,
 ): Promise<string[] | null> {
   const t = target(url, allowPrivate);
   if (typeof t === "string") throw new DestinationRefused(t);
@@ -235,7 +267,7 @@ export async function checkDestination(
     return [t.host];
   }
   if (allowPrivate) return null;
-  const addresses = await resolve(t.host);
+  const addresses = await resolveUntil(resolve, t.host, signal);
   const problem = addressProblem(t.host, addresses);
   if (problem) throw new DestinationRefused(problem);
   return addresses;

@@ -73,11 +73,6 @@ export class TokenSource {
   }
 
   async #fetchToken(client: TokenClient): Promise<{ token: string; expiresIn: number }> {
-    const addresses = await checkDestination(
-      client.tokenUrl,
-      this.options.allowPrivate,
-      this.options.resolve,
-    );
     const body = new URLSearchParams({ grant_type: "client_credentials" });
     const headers: Record<string, string> = {
       "Content-Type": "application/x-www-form-urlencoded",
@@ -90,20 +85,29 @@ export class TokenSource {
       headers.Authorization = "Basic " +
         btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`);
     }
+    // One timeout for the token URL's lookup and its request together.
     const limit = requestSignal(this.options.timeoutMs);
     let res: Answer;
     try {
-      res = await this.options.http.send(client.tokenUrl, {
-        method: "POST",
-        headers,
-        body: body.toString(),
-        signal: limit.signal,
-        addresses,
-        keep: TOKEN_RESPONSE_BYTES,
-      });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      throw new TokenError(`token request to ${client.tokenUrl} failed: ${message}`);
+      const addresses = await checkDestination(
+        client.tokenUrl,
+        this.options.allowPrivate,
+        this.options.resolve,
+        limit.signal,
+      );
+      try {
+        res = await this.options.http.send(client.tokenUrl, {
+          method: "POST",
+          headers,
+          body: body.toString(),
+          signal: limit.signal,
+          addresses,
+          keep: TOKEN_RESPONSE_BYTES,
+        });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new TokenError(`token request to ${client.tokenUrl} failed: ${message}`);
+      }
     } finally {
       limit.clear();
     }

@@ -14,7 +14,10 @@ import {
 } from "../../../server/callbacks/destination.ts";
 import { expandUrl } from "../../../server/callbacks/adapters/mod.ts";
 import { deliverEvent } from "../../../server/callbacks/delivery.ts";
-import { createSecretBox } from "../../../server/crypto/secret_box.ts";
+import { createSecretBox, secretContext } from "../../../server/crypto/secret_box.ts";
+import { requestSignal } from "../../../server/callbacks/timeout.ts";
+import { TokenSource } from "../../../server/callbacks/oauth_client.ts";
+import { CallbackHttpClient } from "../../../server/callbacks/http_client.ts";
 import { claimedEvent, offlineContext } from "./offline_delivery.ts";
 
 /** A resolver that records the names asked and answers `ips`. */
@@ -208,4 +211,61 @@ Deno.test("deliverEvent sends nothing to a stored instance URL whose concrete UR
   assert.deepEqual(fetched, []);
   assert.equal(delivered.next.status, "failed", "refused at once, not retried");
   assert.match(delivered.attempt.error ?? "", /credentials/);
+});
+
+/** A resolver whose server never answers, for the names in `hangs` (others: a public address). */
+function silentFor(...hangs: string[]): Resolver {
+  return (host) =>
+    hangs.includes(host) ? new Promise<string[]>(() => {}) : Promise.resolve(["93.184.216.34"]);
+}
+
+Deno.test("checkDestination gives up a lookup that never answers when its signal aborts", async () => {
+  const limit = requestSignal(30);
+  const started = performance.now();
+  await assert.rejects(
+    checkDestination("https://crm.example/hooks", false, silentFor("crm.example"), limit.signal),
+    /^Error: cannot resolve crm\.example: timed out after 30 ms$/,
+  );
+  limit.clear();
+  assert.ok(performance.now() - started < 1_000, "given up at the signal");
+});
+
+Deno.test("a callback or token URL whose name never resolves is retried after the timeout", async () => {
+  const secrets = await createSecretBox("k".repeat(32));
+  const sent: string[] = [];
+  const fetch = (url: string | URL | Request) => {
+    sent.push(String(url));
+    return Promise.resolve(new Response("ok"));
+  };
+  const settings = { timeoutMs: 50, retryBaseMs: 1_000, maxAttempts: 3, allowPrivate: false };
+  const resolve = silentFor("crm.example", "login.example");
+  const tokens = new TokenSource({
+    timeoutMs: 50,
+    allowPrivate: false,
+    resolve,
+    http: new CallbackHttpClient({ proxied: ["http:", "https:"], fetch }),
+  });
+  const ctx = offlineContext(secrets, fetch, { settings, resolve, tokens });
+  const plain = await claimedEvent(secrets, 1, { app: { callbackUrl: "https://crm.example/h" } });
+  const oauth = await claimedEvent(secrets, 2, {
+    app: {
+      callbackUrl: "https://api.example/h",
+      authType: "oauth2_signed_request",
+      tokenUrl: "https://login.example/token",
+      consumerKey: "client",
+      consumerSecretSealed: await secrets.encrypt("secret", secretContext(7, "consumer_secret")),
+    },
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    Promise.all([deliverEvent(ctx, plain), deliverEvent(ctx, oauth)]),
+    new Promise<"hung">((done) => timer = setTimeout(() => done("hung"), 2_000)),
+  ]);
+  clearTimeout(timer);
+  assert.notEqual(outcome, "hung", "each given up at its timeout");
+  const [a, b] = outcome as Awaited<ReturnType<typeof deliverEvent>>[];
+  assert.deepEqual(sent, [], "nothing sent");
+  assert.match(a.attempt.error ?? "", /cannot resolve crm\.example: timed out after 50 ms/);
+  assert.match(b.attempt.error ?? "", /cannot resolve login\.example: timed out after 50 ms/);
+  assert.deepEqual([a.next.status, b.next.status], ["pending", "pending"], "retried later");
 });
