@@ -270,7 +270,12 @@ async function attemptOnce(
       requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
     );
     timers.push(lookup);
-    const addresses = await checkDestination(url, settings.allowPrivate, ctx.resolve, lookup.signal);
+    const addresses = await checkDestination(
+      url,
+      settings.allowPrivate,
+      ctx.resolve,
+      lookup.signal,
+    );
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
     const send = async (authorization: string | null): Promise<Answer> => {
