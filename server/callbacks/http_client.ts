@@ -21,7 +21,7 @@
  */
 import { ConnReader } from "./http1_reader.ts";
 import { type ByteConn, connectTls } from "./tls_conn.ts";
-import { requestSignal } from "./timeout.ts";
+import { abortable, alternateFamilies, closeQuietly, firstToConnect } from "./address_race.ts";
 import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { inClientSpan } from "../observability/tracing.ts";
 
@@ -61,9 +61,6 @@ const DEFAULT_FIELDS: [string, string][] = [
   ["User-Agent", "PortalLauncher-Callbacks/1"],
   ["Accept", "*/*"],
 ];
-
-/** How long an address may take to connect while the host has others left to try. */
-export const NEXT_ADDRESS_AFTER_MS = 2_000;
 
 /** Writing a request failed: the server cannot have read it whole. */
 class WriteFailed extends Error {
@@ -196,38 +193,32 @@ export class CallbackHttpClient {
   }
 
   /**
-   * A new connection to the first address that answers (TLS verified against the URL's name). An
-   * address gets NEXT_ADDRESS_AFTER_MS while others are left to try, the last one what is left of
-   * the request's time: a host with one dead address (packets dropped) is still reached.
+   * A new connection to the first address that answers (TLS verified against the URL's name), the
+   * addresses raced as RFC 8305 does: the families alternate, each address starts when the one
+   * before it failed or NEXT_ADDRESS_AFTER_MS after it started, and the first connected wins (the
+   * others are abandoned, and closed should they connect). A host with one dead address (packets
+   * dropped) is still reached at once; one that is all dead fails with the request's time.
    */
   async #connect(u: URL, addresses: string[] | null, signal?: AbortSignal): Promise<Connection> {
     const tls = u.protocol === "https:";
     const port = u.port ? Number(u.port) : tls ? 443 : 80;
     const name = u.hostname.replace(/^\[|\]$/g, "");
-    const list = addresses ?? [name];
-    let failure: unknown = null;
-    for (let i = 0; i < list.length; i++) {
-      const next = i < list.length - 1 ? requestSignal(NEXT_ADDRESS_AFTER_MS, signal) : null;
-      const limit = next?.signal ?? signal;
-      try {
-        const conn: ByteConn = tls
-          ? await connectTls(list[i], port, name, this.options.caCerts, limit)
-          : await abortable(this.#connectTcp(list[i], port), limit);
-        return { conn, reader: new ConnReader(conn), idleSince: 0 };
-      } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        failure = next?.signal.aborted
-          ? new Error(`${list[i]} did not answer within ${NEXT_ADDRESS_AFTER_MS} ms`)
-          : err;
-        // Only an address that cannot be reached sends the request to the next one (a
-        // certificate the name does not match is no address's fault).
-        if (!next?.signal.aborted && !unreachable(err)) break;
-      } finally {
-        next?.clear();
-      }
+    const list = alternateFamilies(addresses ?? [name]);
+    try {
+      const conn = await firstToConnect(
+        list,
+        signal,
+        (address, limit) =>
+          tls
+            ? connectTls(address, port, name, this.options.caCerts, limit)
+            : abortable(this.#connectTcp(address, port), limit),
+      );
+      return { conn, reader: new ConnReader(conn), idleSince: 0 };
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot connect to ${u.host}: ${reason}`);
     }
-    const reason = failure instanceof Error ? failure.message : String(failure);
-    throw new Error(`cannot connect to ${u.host}: ${reason}`);
   }
 
   async #connectTcp(address: string, port: number): Promise<ByteConn> {
@@ -336,42 +327,4 @@ export function encodeRequest(u: URL, init: SendOptions): Uint8Array {
 /** The error to answer: a failed write as what it was. */
 function unwrap(err: unknown): unknown {
   return err instanceof WriteFailed ? err.cause : err;
-}
-
-/** A connection failure that another address of the host may not have. */
-function unreachable(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.TimedOut ||
-    err instanceof Deno.errors.NetworkUnreachable || err instanceof Deno.errors.ConnectionReset ||
-    (typeof code === "string" &&
-      ["ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH", "ECONNRESET"].includes(code));
-}
-
-/** Closes a connection; answers false, so a filter can close what it drops. */
-function closeQuietly(conn: ByteConn): false {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
-  return false;
-}
-
-/** Waits for a connection unless `signal` aborts first; one that comes late is closed. */
-async function abortable(connecting: Promise<ByteConn>, signal?: AbortSignal): Promise<ByteConn> {
-  if (!signal) return await connecting;
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([connecting, aborted]);
-  } catch (err) {
-    connecting.then(closeQuietly, () => {});
-    throw err;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

@@ -1,0 +1,112 @@
+/**
+ * Connecting to a host's addresses for the callbacks' HTTP client (http_client.ts): the addresses
+ * raced as RFC 8305 ("happy eyeballs") does, a pending connect made abortable, and the errors that
+ * blame an address rather than the request.
+ */
+import type { ByteConn } from "./tls_conn.ts";
+
+/**
+ * How long an address's connection has alone before the next address is tried beside it (RFC
+ * 8305's "connection attempt delay"): a host with a dead address costs a new connection 250 ms.
+ */
+export const NEXT_ADDRESS_AFTER_MS = 250;
+
+/** The addresses with IPv6 and IPv4 alternating, each family in its own order, the first's first. */
+export function alternateFamilies(addresses: string[]): string[] {
+  const v6 = addresses.filter((a) => a.includes(":"));
+  const v4 = addresses.filter((a) => !a.includes(":"));
+  const [first, second] = addresses[0]?.includes(":") ? [v6, v4] : [v4, v6];
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(first.length, second.length); i++) {
+    if (i < first.length) out.push(first[i]);
+    if (i < second.length) out.push(second[i]);
+  }
+  return out;
+}
+
+/**
+ * The first of `list`'s connections to succeed (see #connect). An attempt that fails for a
+ * reason that is not its address's (a certificate the name does not match) ends the race with
+ * that error; when every address is unreachable, the last failure. `signal` ends it all.
+ */
+export function firstToConnect(
+  list: string[],
+  signal: AbortSignal | undefined,
+  attempt: (address: string, limit: AbortSignal) => Promise<ByteConn>,
+): Promise<ByteConn> {
+  return new Promise((resolve, reject) => {
+    const lost = new AbortController();
+    let started = 0;
+    let failed = 0;
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (err: unknown, conn?: ByteConn) => {
+      if (settled) {
+        if (conn) closeQuietly(conn);
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      lost.abort(new Error("another address connected first"));
+      if (conn) resolve(conn);
+      else reject(err);
+    };
+    const onAbort = () => finish(signal!.reason);
+    const startNext = () => {
+      clearTimeout(timer);
+      if (settled || started === list.length) return;
+      const address = list[started++];
+      attempt(address, lost.signal).then((conn) => finish(null, conn), (err) => {
+        if (settled) return;
+        if (!unreachable(err) || ++failed === list.length) finish(err);
+        else startNext();
+      });
+      if (started < list.length) timer = setTimeout(startNext, NEXT_ADDRESS_AFTER_MS);
+    };
+    if (signal?.aborted) return reject(signal.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    startNext();
+  });
+}
+
+/** A connection failure that another address of the host may not have. */
+export function unreachable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.TimedOut ||
+    err instanceof Deno.errors.NetworkUnreachable || err instanceof Deno.errors.ConnectionReset ||
+    (typeof code === "string" &&
+      ["ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH", "ECONNRESET"].includes(code));
+}
+
+/** Closes a connection; answers false, so a filter can close what it drops. */
+export function closeQuietly(conn: ByteConn): false {
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
+  return false;
+}
+
+/** Waits for a connection unless `signal` aborts first; one that comes late is closed. */
+export async function abortable(
+  connecting: Promise<ByteConn>,
+  signal?: AbortSignal,
+): Promise<ByteConn> {
+  if (!signal) return await connecting;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([connecting, aborted]);
+  } catch (err) {
+    connecting.then(closeQuietly, () => {});
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
