@@ -25,9 +25,11 @@ export function alternateFamilies(addresses: string[]): string[] {
 }
 
 /**
- * The first of `list`'s connections to succeed (see #connect). An attempt that fails for a
- * reason that is not its address's (a certificate the name does not match) ends the race with
- * that error; when every address is unreachable, the last failure. `signal` ends it all.
+ * The first of `list`'s connections to succeed (see CallbackHttpClient's #connect); every address
+ * is tried until one connects, whatever the others' errors (a container without IPv6 refuses an
+ * IPv6 address with EADDRNOTAVAIL; a certificate may be wrong on one address only). When all fail,
+ * the error names an address and what it said, a failure that is not a plain unreachable one
+ * (a certificate) first. `signal` ends it all, with its reason.
  */
 export function firstToConnect(
   list: string[],
@@ -35,10 +37,13 @@ export function firstToConnect(
   attempt: (address: string, limit: AbortSignal) => Promise<ByteConn>,
 ): Promise<ByteConn> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    if (!list.length) return reject(new Error("no address to connect to"));
     const lost = new AbortController();
     let started = 0;
     let failed = 0;
     let settled = false;
+    let worst: { address: string; err: unknown } | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (err: unknown, conn?: ByteConn) => {
       if (settled) {
@@ -53,24 +58,32 @@ export function firstToConnect(
       else reject(err);
     };
     const onAbort = () => finish(signal!.reason);
+    const failure = (address: string, err: unknown) => {
+      if (settled) return;
+      if (!worst || (unreachable(worst.err) && !unreachable(err))) worst = { address, err };
+      if (++failed < list.length) return startNext();
+      const reason = worst.err instanceof Error ? worst.err.message : String(worst.err);
+      finish(new Error(`${worst.address}: ${reason}`));
+    };
     const startNext = () => {
       clearTimeout(timer);
       if (settled || started === list.length) return;
       const address = list[started++];
-      attempt(address, lost.signal).then((conn) => finish(null, conn), (err) => {
-        if (settled) return;
-        if (!unreachable(err) || ++failed === list.length) finish(err);
-        else startNext();
-      });
+      let connecting: Promise<ByteConn>;
+      try {
+        connecting = attempt(address, lost.signal);
+      } catch (err) {
+        connecting = Promise.reject(err);
+      }
+      connecting.then((conn) => finish(null, conn), (err) => failure(address, err));
       if (started < list.length) timer = setTimeout(startNext, NEXT_ADDRESS_AFTER_MS);
     };
-    if (signal?.aborted) return reject(signal.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     startNext();
   });
 }
 
-/** A connection failure that another address of the host may not have. */
+/** A failure to reach an address (refused, reset, timed out, no route), not a refusal of it. */
 export function unreachable(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.TimedOut ||

@@ -268,6 +268,7 @@ async function attemptOnce(
     // The name's lookup has a request's time too: a resolver that never answers is given up.
     const lookup = requestSignal(
       requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
+      interrupt,
     );
     timers.push(lookup);
     const addresses = await checkDestination(

@@ -39,7 +39,7 @@ export interface SendOptions {
   headers: Record<string, string>;
   body: string;
   signal?: AbortSignal;
-  /** Where to connect, in order: checked addresses; null to let the system resolve the host. */
+  /** Where to connect (raced, families alternating): checked addresses; null: the system's. */
   addresses: string[] | null;
   /** How many bytes of the body to answer (the client's `keep` when not given). */
   keep?: number;
@@ -89,7 +89,7 @@ export class CallbackHttpClient {
       /** The `fetch` of proxied requests (tests stand in for it here). */
       fetch?: typeof fetch;
       /** Opens a plain TCP connection (tests stand in for the network here). */
-      connectTcp?: (address: string, port: number) => Promise<ByteConn>;
+      connectTcp?: (address: string, port: number, signal: AbortSignal) => Promise<ByteConn>;
       idleMs?: number;
       maxIdle?: number;
       keep?: number;
@@ -194,10 +194,11 @@ export class CallbackHttpClient {
 
   /**
    * A new connection to the first address that answers (TLS verified against the URL's name), the
-   * addresses raced as RFC 8305 does: the families alternate, each address starts when the one
-   * before it failed or NEXT_ADDRESS_AFTER_MS after it started, and the first connected wins (the
-   * others are abandoned, and closed should they connect). A host with one dead address (packets
-   * dropped) is still reached at once; one that is all dead fails with the request's time.
+   * addresses raced as RFC 8305 does: the families alternate, each address starts when an earlier
+   * one failed or NEXT_ADDRESS_AFTER_MS after the one before it started, and the first connected
+   * (its TLS handshake done) wins; the others are aborted, their sockets closed. A host with one
+   * dead address (packets dropped) is still reached, 250 ms later; one that is all dead fails with
+   * the request's time.
    */
   async #connect(u: URL, addresses: string[] | null, signal?: AbortSignal): Promise<Connection> {
     const tls = u.protocol === "https:";
@@ -211,7 +212,7 @@ export class CallbackHttpClient {
         (address, limit) =>
           tls
             ? connectTls(address, port, name, this.options.caCerts, limit)
-            : abortable(this.#connectTcp(address, port), limit),
+            : abortable(this.#connectTcp(address, port, limit), limit),
       );
       return { conn, reader: new ConnReader(conn), idleSince: 0 };
     } catch (err) {
@@ -221,9 +222,10 @@ export class CallbackHttpClient {
     }
   }
 
-  async #connectTcp(address: string, port: number): Promise<ByteConn> {
-    if (this.options.connectTcp) return await this.options.connectTcp(address, port);
-    const conn = await Deno.connect({ hostname: address, port });
+  async #connectTcp(address: string, port: number, signal: AbortSignal): Promise<ByteConn> {
+    if (this.options.connectTcp) return await this.options.connectTcp(address, port, signal);
+    // The signal cancels the connect itself: an abandoned one keeps no socket.
+    const conn = await Deno.connect({ hostname: address, port, signal });
     conn.setNoDelay(true);
     return conn;
   }

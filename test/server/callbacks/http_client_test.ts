@@ -502,10 +502,12 @@ Deno.test("http client: a server flooding an idle TLS connection is cut off", as
 Deno.test("http client: an address that never answers has the next tried beside it", async () => {
   const r = receiver();
   const tried: string[] = [];
+  const abandoned: string[] = [];
   // 192.0.2.1 drops every packet: its connection never completes.
   const client = new CallbackHttpClient({
-    connectTcp: (address, port) => {
+    connectTcp: (address, port, signal) => {
       tried.push(address);
+      signal.addEventListener("abort", () => abandoned.push(address));
       return address === "192.0.2.1"
         ? new Promise<never>(() => {})
         : Deno.connect({ hostname: address, port });
@@ -520,6 +522,7 @@ Deno.test("http client: an address that never answers has the next tried beside 
     const took = performance.now() - started;
     assert.equal(res.status, 200);
     assert.deepEqual(tried, ["192.0.2.1", "127.0.0.1"]);
+    assert.ok(abandoned.includes("192.0.2.1"), "the silent address's connect is cancelled");
     assert.ok(
       took >= NEXT_ADDRESS_AFTER_MS - 50 && took < NEXT_ADDRESS_AFTER_MS + 500,
       `${took}`,
