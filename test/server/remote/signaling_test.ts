@@ -15,6 +15,7 @@ import {
   socket,
 } from "./fixture.ts";
 import { SIGNAL_LIMITS } from "../../../server/remote/relay.ts";
+import { waitUntil } from "../../helpers/crm_server.ts";
 
 for (const backend of backends) {
   Deno.test({
@@ -218,6 +219,13 @@ for (const backend of backends) {
           sized.send(offer(1, "v=0\r\n" + "a=x\r\n".repeat(400)));
           await refused(sized);
           assert.equal(await offers(), 0, "nothing stored past the size");
+          // Its close is relayed as a `bye` (counted): stored before the count is set, not after.
+          await waitUntil(
+            async () =>
+              (await svc.db.sql`select count(*)::int as n from remote_signals
+                where remote_id = ${rid} and body like '{"type":"bye"%'`)[0].n > 0,
+            "the refused socket's bye",
+          );
           // One message short of the count: the first offer is stored, the second refused.
           await set(SIGNAL_LIMITS.messages - 1, 0);
           const counted = customerSocket(svc, spare, spareCookie);
