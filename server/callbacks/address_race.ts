@@ -1,7 +1,7 @@
 /**
  * Connecting to a host's addresses for the callbacks' HTTP client (http_client.ts): the addresses
- * raced as RFC 8305 ("happy eyeballs") does, a pending connect made abortable, and the errors that
- * blame an address rather than the request.
+ * raced as RFC 8305 ("happy eyeballs") does, and the errors that blame an address rather than the
+ * request.
  */
 import type { ByteConn } from "./tls_conn.ts";
 
@@ -100,26 +100,4 @@ export function closeQuietly(conn: ByteConn): false {
     // already closed
   }
   return false;
-}
-
-/** Waits for a connection unless `signal` aborts first; one that comes late is closed. */
-export async function abortable(
-  connecting: Promise<ByteConn>,
-  signal?: AbortSignal,
-): Promise<ByteConn> {
-  if (!signal) return await connecting;
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([connecting, aborted]);
-  } catch (err) {
-    connecting.then(closeQuietly, () => {});
-    throw err;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

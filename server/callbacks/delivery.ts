@@ -21,7 +21,7 @@ import { checkDestination, DestinationRefused, type Resolver } from "./destinati
 import type { Answer, CallbackHttpClient } from "./http_client.ts";
 import { TokenError, type TokenSource } from "./oauth_client.ts";
 import { webhookHeaders } from "./signing.ts";
-import { requestSignal, requestTimeoutMs } from "./timeout.ts";
+import { requestSignal, requestTimeoutMs, untilAborted } from "./timeout.ts";
 import { inDeliverySpan } from "../observability/tracing.ts";
 
 /** Delivery settings (from the configuration). */
@@ -217,15 +217,11 @@ async function deliverUntraced(
     next: { status: "pending", retryInMs: 0 },
   });
   if (interrupt.aborted) return released();
-  let onAbort = () => {};
-  const stopped = new Promise<Delivered>((resolve) => {
-    onAbort = () => resolve(released());
-    interrupt.addEventListener("abort", onAbort, { once: true });
-  });
   try {
-    return await Promise.race([attemptOnce(ctx, e, target, interrupt), stopped]);
-  } finally {
-    interrupt.removeEventListener("abort", onAbort);
+    return await untilAborted(attemptOnce(ctx, e, target, interrupt), interrupt);
+  } catch (err) {
+    if (interrupt.aborted) return released();
+    throw err;
   }
 }
 
@@ -266,17 +262,15 @@ async function attemptOnce(
     const request = buildRequest(e);
     const url = target.url = request.url;
     // The name's lookup has a request's time too: a resolver that never answers is given up.
-    const lookup = requestSignal(
-      requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
-      interrupt,
-    );
-    timers.push(lookup);
-    const addresses = await checkDestination(
-      url,
-      settings.allowPrivate,
-      ctx.resolve,
-      lookup.signal,
-    );
+    const lookupSignal = () => {
+      const lookup = requestSignal(
+        requestTimeoutMs(settings.timeoutMs, deadlineAt, performance.now()),
+        interrupt,
+      );
+      timers.push(lookup);
+      return lookup.signal;
+    };
+    const addresses = await checkDestination(url, settings.allowPrivate, ctx.resolve, lookupSignal);
     const signed = webhookHeaders(await signingSecrets(ctx, e), e.webhookId, request.body);
     const auth = new Authenticator(ctx, e, await sessionToken(ctx, e));
     const send = async (authorization: string | null): Promise<Answer> => {

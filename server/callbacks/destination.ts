@@ -16,6 +16,7 @@
  * development, tests and the demo; credentials in URLs are refused either way.
  */
 import { fillPlaceholders } from "./contract.ts";
+import { untilAborted } from "./timeout.ts";
 
 /**
  * Resolves a host name to its IPv4 and IPv6 addresses; `signal` ends the lookup (checkDestination
@@ -226,20 +227,13 @@ async function resolveUntil(
   signal?: AbortSignal,
 ): Promise<string[]> {
   if (!signal) return await resolve(host);
-  const gaveUp = () => {
-    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
-    return new Error(`cannot resolve ${host}: ${reason}`);
-  };
-  if (signal.aborted) throw gaveUp();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(gaveUp());
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
   try {
-    return await Promise.race([resolve(host, signal), aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
+    signal.throwIfAborted();
+    return await untilAborted(resolve(host, signal), signal);
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+    throw new Error(`cannot resolve ${host}: ${reason}`);
   }
 }
 
@@ -249,13 +243,15 @@ async function resolveUntil(
  * address its name resolves to). Answers the checked addresses, for the request to connect to
  * (no second lookup), or null when CALLBACK_ALLOW_PRIVATE_NETWORKS leaves a name to the system.
  * Throws DestinationRefused (the delivery fails at once) or the resolver's error (a network
- * failure, or no answer before `signal` aborts: retried).
+ * failure, or no answer before the signal `lookupSignal` makes aborts: retried). `lookupSignal` is
+ * called only when a name is resolved, so a literal address or a name left to the system costs
+ * no timer.
  */
 export async function checkDestination(
   url: string,
   allowPrivate: boolean,
   resolve: Resolver = dnsResolver,
-  signal?: AbortSignal,
+  lookupSignal?: () => AbortSignal,
 ): Promise<string[] | null> {
   const t = target(url, allowPrivate);
   if (typeof t === "string") throw new DestinationRefused(t);
@@ -267,7 +263,7 @@ export async function checkDestination(
     return [t.host];
   }
   if (allowPrivate) return null;
-  const addresses = await resolveUntil(resolve, t.host, signal);
+  const addresses = await resolveUntil(resolve, t.host, lookupSignal?.());
   const problem = addressProblem(t.host, addresses);
   if (problem) throw new DestinationRefused(problem);
   return addresses;

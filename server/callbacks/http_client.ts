@@ -21,7 +21,8 @@
  */
 import { ConnReader } from "./http1_reader.ts";
 import { type ByteConn, connectTls } from "./tls_conn.ts";
-import { abortable, alternateFamilies, closeQuietly, firstToConnect } from "./address_race.ts";
+import { alternateFamilies, closeQuietly, firstToConnect } from "./address_race.ts";
+import { untilAborted } from "./timeout.ts";
 import { RESPONSE_SNIPPET_BYTES } from "./contract.ts";
 import { inClientSpan } from "../observability/tracing.ts";
 
@@ -212,7 +213,7 @@ export class CallbackHttpClient {
         (address, limit) =>
           tls
             ? connectTls(address, port, name, this.options.caCerts, limit)
-            : abortable(this.#connectTcp(address, port, limit), limit),
+            : untilAborted(this.#connectTcp(address, port, limit), limit, closeQuietly),
       );
       return { conn, reader: new ConnReader(conn), idleSince: 0 };
     } catch (err) {

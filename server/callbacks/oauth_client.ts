@@ -93,7 +93,7 @@ export class TokenSource {
         client.tokenUrl,
         this.options.allowPrivate,
         this.options.resolve,
-        limit.signal,
+        () => limit.signal,
       );
       try {
         res = await this.options.http.send(client.tokenUrl, {

@@ -42,3 +42,28 @@ export function requestSignal(
 export function requestTimeoutMs(timeoutMs: number, deadlineAt: number, now: number): number {
   return Math.max(0, Math.min(timeoutMs, deadlineAt - now));
 }
+
+/**
+ * Waits for `promise` unless `signal` aborts first (then rejects with its reason); `late` gets what
+ * the promise yields after that (a connection made too late, to close).
+ */
+export async function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  late?: (value: T) => unknown,
+): Promise<T> {
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } catch (err) {
+    if (late) promise.then(late, () => {});
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}

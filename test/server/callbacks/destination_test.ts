@@ -223,7 +223,12 @@ Deno.test("checkDestination gives up a lookup that never answers when its signal
   const limit = requestSignal(30);
   const started = performance.now();
   await assert.rejects(
-    checkDestination("https://crm.example/hooks", false, silentFor("crm.example"), limit.signal),
+    checkDestination(
+      "https://crm.example/hooks",
+      false,
+      silentFor("crm.example"),
+      () => limit.signal,
+    ),
     /^Error: cannot resolve crm\.example: timed out after 30 ms$/,
   );
   limit.clear();
