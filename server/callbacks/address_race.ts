@@ -84,7 +84,7 @@ export function firstToConnect(
 }
 
 /** A failure to reach an address (refused, reset, timed out, no route), not a refusal of it. */
-export function unreachable(err: unknown): boolean {
+function unreachable(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.TimedOut ||
     err instanceof Deno.errors.NetworkUnreachable || err instanceof Deno.errors.ConnectionReset ||
