@@ -153,7 +153,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       { pollMs: config.callbackPollMs, extraBatches: options.extraDeliveryBatches },
     );
     const mail = config.smtpUrl
-      ? new MailWorker(db.sql, {
+      ? await MailWorker.create(db.sql, {
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,

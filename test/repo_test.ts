@@ -144,3 +144,28 @@ Deno.test("repo: the launch contract's names are written once, in contract.ts", 
   }
   assert.deepEqual(copies, []);
 });
+
+/**
+ * Packages the service loads only when a feature needs them, to keep them out of a process that
+ * does not use it (tools/bench/results/2026-12-01-on-demand-packages.md): the embedded database, SMTP, and the Public
+ * Suffix List for wildcard frame ancestors. In the service's code they are imported with
+ * `import()` or `import type` only.
+ */
+const ON_DEMAND = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "nodemailer", "tldts"];
+
+Deno.test("repo: packages needed by one feature are not imported at startup", async () => {
+  const eager: string[] = [];
+  for (const path of await allFiles()) {
+    if (!/^(server|db)\//.test(rel(path))) continue;
+    const text = await Deno.readTextFile(path);
+    for (
+      const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?from\s*["']([^"']+)["']/gm)
+    ) {
+      if (ON_DEMAND.includes(m[1])) eager.push(`${rel(path)}: ${m[1]}`);
+    }
+    for (const m of text.matchAll(/^\s*import\s*["']([^"']+)["']/gm)) {
+      if (ON_DEMAND.includes(m[1])) eager.push(`${rel(path)}: ${m[1]}`);
+    }
+  }
+  assert.deepEqual(eager, []);
+});

@@ -35,9 +35,10 @@ const SecretText = z.string().regex(
 );
 
 /** An origin allowed to embed the portal in a frame; `*.` allows subdomains. */
-export const FrameAncestorSchema = z.string().superRefine((entry, ctx) => {
-  // One rule for the API and the screens: https only (http for loopback), sane wildcards.
-  const problem = frameAncestorProblem(entry);
+export const FrameAncestorSchema = z.string().superRefine(async (entry, ctx) => {
+  // One rule for the API and the screens: https only (http for loopback), sane wildcards. Async
+  // (the Public Suffix List loads at the first wildcard): parse apps with safeParseAsync.
+  const problem = await frameAncestorProblem(entry);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 

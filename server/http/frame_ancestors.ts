@@ -3,8 +3,12 @@
  * `frame-ancestors` CSP directive and as an origin check for CORS, and the rule an allowed origin
  * must meet.
  */
-import { getDomain, getPublicSuffix } from "tldts";
 
+/**
+ * The Public Suffix List (tldts: about 1 MB of heap and 4 MB resident), loaded when the first
+ * wildcard is checked, so a service nobody configures wildcards on never holds it.
+ */
+let publicSuffixList: Promise<typeof import("tldts")> | undefined;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const ORIGIN = /^(https?):\/\/(\*\.)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[::1\])(:\d{1,5})?$/;
 
@@ -14,7 +18,7 @@ const ORIGIN = /^(https?):\/\/(\*\.)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[::1\])
  * needs at least two labels after `*.` and must not sit directly on a public suffix (`*.com`,
  * `*.co.uk` and `*.github.io` are refused), checked against the Public Suffix List (tldts).
  */
-export function frameAncestorProblem(entry: string): string | null {
+export async function frameAncestorProblem(entry: string): Promise<string | null> {
   const m = ORIGIN.exec(entry);
   if (!m) {
     return "expected an origin such as https://crm.example.com or https://*.example.com (no path)";
@@ -29,6 +33,7 @@ export function frameAncestorProblem(entry: string): string | null {
     if (lower.split(".").length < 2) {
       return "a wildcard needs at least two labels after *. (e.g. https://*.example.com)";
     }
+    const { getDomain, getPublicSuffix } = await (publicSuffixList ??= import("tldts"));
     const suffix = getPublicSuffix(lower, { allowPrivateDomains: true });
     if (suffix === lower || getDomain(lower, { allowPrivateDomains: true }) === null) {
       return `*.${lower} would allow every site under the public suffix ${lower}; name your own ` +

@@ -128,12 +128,12 @@ export function appsScreens(deps: Deps): Hono<ScreenEnv> {
     const input = appInputOf(f, !!editing);
     try {
       if (editing) {
-        const parsed = UpdateAppSchema.safeParse(input);
+        const parsed = await UpdateAppSchema.safeParseAsync(input);
         if (!parsed.success) throw validationError(parsed.error.issues);
         const saved = await changeApp(deps, origin, editing, parsed.data);
         return c.html(appDetailPage(ctxOf(c), saved, { notice: "Saved." }));
       }
-      const parsed = CreateAppSchema.safeParse(input);
+      const parsed = await CreateAppSchema.safeParseAsync(input);
       if (!parsed.success) throw validationError(parsed.error.issues);
       const created = await createApp(deps, origin, parsed.data);
       return c.html(

@@ -169,6 +169,23 @@ for (const backend of backends) {
     assert.equal(count, 0);
   });
 
+  test("app form refuses a wildcard on a public suffix (checked as the form is saved)", async (svc) => {
+    const admin = await signIn(svc);
+    const res = await post(svc, admin, "/admin/apps", {
+      appName: "suffix",
+      name: "Suffix",
+      authType: "signed_request",
+      implementor: "default",
+      frameAncestors: "https://crm.example.com\nhttps://*.co.uk",
+      clientScopes: "sessions:read",
+      save: "1",
+    });
+    assert.equal(res.status, 400);
+    assert.match(fieldError(await res.text(), "frameAncestors") ?? "", /public suffix co\.uk/);
+    const [{ count }] = await svc.db.sql`select count(*) from apps where app_name = 'suffix'`;
+    assert.equal(count, 0);
+  });
+
   test("team form refuses an invalid team id with the contract's message", async (svc) => {
     const admin = await signIn(svc);
     const res = await post(svc, admin, "/admin/teams", { teamId: "T 1", name: "Tier 1" });
