@@ -27,36 +27,51 @@ export async function insertToken(
   `;
 }
 
+/** One client's token request for `insertTokensForSecrets`. */
+export interface TokenForSecret {
+  clientId: string;
+  /** The presented secret hashed with the salt of the client's stored hash. */
+  secretHash: string;
+  /** The scopes asked for, or null for every scope the client has. */
+  scopes: string[] | null;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
 /**
- * Authenticates a client and stores its new token in one statement: the token is written only
- * when `clientId`'s secret hash equals `secretHash` (the presented secret hashed with the stored
- * hash's salt), its app is enabled and, when `scopes` is given, the client may use all of them
- * (null: every scope the client has). Answers the token's scopes, or null when nothing was written
- * (the caller then takes the step-by-step path, which says why).
+ * Authenticates clients and stores their new tokens in one statement, however many requests it
+ * carries: a request's token is written only when its client's secret hash equals `secretHash`,
+ * its app is enabled and, when `scopes` is given, the client may use all of them. Answers, in the
+ * order of `requests`, each token's scopes, or null where nothing was written (the caller then
+ * takes the step-by-step path, which says why).
  */
-export async function insertTokenForSecret(
+export async function insertTokensForSecrets(
   tx: Tx,
-  values: {
-    clientId: string;
-    secretHash: string;
-    scopes: string[] | null;
-    tokenHash: string;
-    expiresAt: Date;
-  },
-): Promise<{ scopes: string[] } | null> {
-  const [row] = await tx<{ scopes: string[] }[]>`
-    with client as (
-      select c.id, c.scopes from api_clients c left join apps a on a.id = c.app_id
-      where c.client_id = ${values.clientId} and c.secret_hash = ${values.secretHash}
-        and coalesce(a.enabled, true)
-        and (${values.scopes}::text[] is null or c.scopes @> ${values.scopes}::text[])
-    )
+  requests: TokenForSecret[],
+): Promise<({ scopes: string[] } | null)[]> {
+  // Scopes travel space-separated (OAuth's own syntax: a scope never holds a space), since an
+  // array of arrays of different lengths is not a PostgreSQL array.
+  const rows = await tx<{ tokenHash: string; scopes: string[] }[]>`
     insert into access_tokens (token_hash, client_id, scopes, expires_at)
-    select ${values.tokenHash}, id, coalesce(${values.scopes}::text[], scopes), ${values.expiresAt}
-    from client
-    returning scopes
+    select r.token_hash, c.id, coalesce(string_to_array(r.scopes, ' '), c.scopes), r.expires_at
+    from unnest(
+      ${requests.map((r) => r.clientId)}::text[], ${requests.map((r) => r.secretHash)}::text[],
+      ${requests.map((r) => r.scopes?.join(" ") ?? null)}::text[],
+      ${requests.map((r) => r.tokenHash)}::text[], ${
+    requests.map((r) => r.expiresAt.toISOString())
+  }::timestamptz[]
+    ) as r(client_id, secret_hash, scopes, token_hash, expires_at)
+    join api_clients c on c.client_id = r.client_id and c.secret_hash = r.secret_hash
+    left join apps a on a.id = c.app_id
+    where coalesce(a.enabled, true)
+      and (r.scopes is null or c.scopes @> string_to_array(r.scopes, ' '))
+    returning token_hash, scopes
   `;
-  return row ?? null;
+  const written = new Map(rows.map((row) => [row.tokenHash, row.scopes]));
+  return requests.map((r) => {
+    const scopes = written.get(r.tokenHash);
+    return scopes ? { scopes } : null;
+  });
 }
 
 /** Finds a token that is neither expired nor revoked. */

@@ -9,9 +9,12 @@ import {
   findLiveToken,
   findLiveTokenDetails,
   insertToken,
-  insertTokenForSecret,
+  insertTokensForSecrets,
   revokeToken,
+  type TokenForSecret,
 } from "../../db/queries/access_tokens.ts";
+import { DatabaseUnavailableError } from "../../db/errors.ts";
+import { Batcher } from "../batcher.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { hashSecret, secretSalt, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
@@ -47,7 +50,12 @@ export interface AuthServiceOptions {
   cacheSeconds: number;
   maxEntries?: number;
   now?: () => number;
+  /** Token inserts in flight at most; the requests that come meanwhile share the next one. */
+  issueConcurrency?: number;
 }
+
+/** Token requests one insert carries at most. */
+const ISSUE_BATCH = 64;
 
 /** Hashes a presented secret when its client's salt is not known (nothing matches it). */
 const UNKNOWN_SALT = "unknown-client";
@@ -60,9 +68,16 @@ export class AuthService {
   #maxEntries: number;
   #now: () => number;
 
+  #issues: Batcher<TokenForSecret, { scopes: string[] } | null>;
+
   constructor(private sql: Sql, private options: AuthServiceOptions) {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#now = options.now ?? Date.now;
+    this.#issues = new Batcher((requests) => insertTokensForSecrets(sql, requests), {
+      concurrency: options.issueConcurrency ?? 2,
+      maxBatch: ISSUE_BATCH,
+      failsWaiting: (err) => err instanceof DatabaseUnavailableError,
+    });
   }
 
   /** Issues a token for a client: 256 random bits, stored only as a SHA-256 hash. */
@@ -80,6 +95,8 @@ export class AuthService {
    * salt, wrong secret, disabled app, scope not allowed, secret replaced): the caller then
    * authenticates step by step, which refuses with the reason or succeeds and calls
    * `rememberSalt`. An unknown client goes through the same two steps, so both fail alike.
+   * Requests that come while earlier inserts are in flight share the next one (one statement and
+   * one commit for all of them: `Batcher`).
    */
   async issueForSecret(
     clientId: string,
@@ -87,7 +104,7 @@ export class AuthService {
     scopes: string[] | null,
   ): Promise<IssuedToken | null> {
     const { accessToken, tokenHash, expiresAt } = this.#newToken();
-    const row = await insertTokenForSecret(this.sql, {
+    const row = await this.#issues.submit({
       clientId,
       secretHash: hashSecret(secret, this.#salts.get(clientId) ?? UNKNOWN_SALT),
       scopes,

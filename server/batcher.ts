@@ -1,0 +1,88 @@
+/**
+ * Group commit for one statement that many requests make at once: a request that finds fewer
+ * than `concurrency` runs in flight starts one at once with itself alone; otherwise it waits, and
+ * the next run takes every waiting request (at most `maxBatch`), so N concurrent requests share
+ * one statement, one round trip and one commit. Nothing waits for a timer: a lone request runs as
+ * it would without the batcher, and batches form only while the database is busy.
+ *
+ * A run answers one result per item, in order. When it fails, each of its items fails with its
+ * error; when that error is `failsWaiting` (the database is unavailable), the items still waiting
+ * fail with it at once rather than each wait for a run of its own to fail.
+ */
+export interface BatcherOptions {
+  /** Runs in flight at most. */
+  concurrency: number;
+  /** Items in one run at most. */
+  maxBatch: number;
+  /** True for an error that every waiting item would meet too. */
+  failsWaiting?: (err: unknown) => boolean;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Batches items for `run`, which answers one result per item in the order given. */
+export class Batcher<I, O> {
+  #waiting: Waiting<I, O>[] = [];
+  #running = 0;
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly options: BatcherOptions,
+  ) {
+    if (!(options.concurrency >= 1 && options.maxBatch >= 1)) {
+      throw new RangeError("a batcher needs concurrency and maxBatch of at least 1");
+    }
+  }
+
+  /** Runs in flight now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Items waiting for a run now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** The result of `item`, from the run that carried it. */
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#waiting.push({ item, resolve, reject });
+      if (this.#running < this.options.concurrency) this.#next();
+    });
+  }
+
+  #next(): void {
+    const batch = this.#waiting.splice(0, this.options.maxBatch);
+    if (batch.length === 0) return;
+    this.#running++;
+    let results: Promise<O[]>;
+    try {
+      results = this.run(batch.map((w) => w.item));
+    } catch (err) {
+      results = Promise.reject(err);
+    }
+    results.then(
+      (answers) => {
+        this.#running--;
+        if (answers.length !== batch.length) {
+          const err = new Error(`a batch of ${batch.length} got ${answers.length} results`);
+          for (const w of batch) w.reject(err);
+        } else batch.forEach((w, i) => w.resolve(answers[i]));
+        this.#next();
+      },
+      (err) => {
+        this.#running--;
+        for (const w of batch) w.reject(err);
+        if (this.options.failsWaiting?.(err)) {
+          for (const w of this.#waiting.splice(0)) w.reject(err);
+        }
+        this.#next();
+      },
+    );
+  }
+}

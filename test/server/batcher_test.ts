@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { Batcher } from "../../server/batcher.ts";
+
+/** A run that records each batch and answers when the test says so. */
+function controlled() {
+  const batches: number[][] = [];
+  const pending: { resolve: (v: string[]) => void; reject: (e: unknown) => void }[] = [];
+  const run = (items: number[]) => {
+    batches.push(items);
+    return new Promise<string[]>((resolve, reject) => pending.push({ resolve, reject }));
+  };
+  const answer = (i: number) => pending[i].resolve(batches[i].map((n) => `#${n}`));
+  return { batches, pending, run, answer };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+Deno.test("batcher: a lone item runs at once, alone", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, { concurrency: 2, maxBatch: 8 });
+  const one = batcher.submit(1);
+  assert.deepEqual(c.batches, [[1]], "started without waiting for a timer or a tick");
+  c.answer(0);
+  assert.equal(await one, "#1");
+  assert.equal(batcher.running, 0);
+});
+
+Deno.test("batcher: items that come while runs are in flight share the next run", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, { concurrency: 2, maxBatch: 8 });
+  const results = [1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n));
+  // Two runs in flight with one item each; the other four wait for one of them to finish.
+  assert.deepEqual(c.batches, [[1], [2]]);
+  assert.equal(batcher.waiting, 4);
+  c.answer(1);
+  await tick();
+  assert.deepEqual(c.batches, [[1], [2], [3, 4, 5, 6]]);
+  c.answer(0);
+  c.answer(2);
+  assert.deepEqual(await Promise.all(results), ["#1", "#2", "#3", "#4", "#5", "#6"]);
+  assert.equal(c.batches.length, 3, "no run for an empty queue");
+  assert.equal(batcher.running, 0);
+});
+
+Deno.test("batcher: a run carries at most maxBatch items", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, { concurrency: 1, maxBatch: 3 });
+  const results = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => batcher.submit(n));
+  for (let i = 0; i < 4; i++) {
+    await tick();
+    c.answer(i);
+  }
+  assert.deepEqual(await Promise.all(results), [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `#${n}`));
+  assert.deepEqual(c.batches, [[1], [2, 3, 4], [5, 6, 7], [8]]);
+});
+
+Deno.test("batcher: a failed run fails its own items; the waiting ones run next", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, { concurrency: 1, maxBatch: 8 });
+  const first = batcher.submit(1);
+  const second = batcher.submit(2);
+  c.pending[0].reject(new Error("deadlock detected"));
+  await assert.rejects(first, /deadlock detected/);
+  await tick();
+  assert.deepEqual(c.batches, [[1], [2]]);
+  c.answer(1);
+  assert.equal(await second, "#2");
+});
+
+Deno.test("batcher: an error every waiting item would meet fails them at once", async () => {
+  class Unavailable extends Error {}
+  const c = controlled();
+  const batcher = new Batcher(c.run, {
+    concurrency: 1,
+    maxBatch: 8,
+    failsWaiting: (err) => err instanceof Unavailable,
+  });
+  const items = [1, 2, 3].map((n) => batcher.submit(n));
+  c.pending[0].reject(new Unavailable("no database connection within 50 ms"));
+  for (const item of items) await assert.rejects(item, Unavailable);
+  assert.deepEqual(c.batches, [[1]], "the waiting items did not run");
+  assert.equal(batcher.waiting, 0);
+  // The batcher still works afterwards.
+  const later = batcher.submit(4);
+  assert.deepEqual(c.batches[1], [4]);
+  c.answer(1);
+  assert.equal(await later, "#4");
+});
+
+Deno.test("batcher: a run that throws or answers the wrong count fails its items", async () => {
+  const throwing = new Batcher<number, string>(() => {
+    throw new Error("bad statement");
+  }, { concurrency: 1, maxBatch: 8 });
+  await assert.rejects(throwing.submit(1), /bad statement/);
+  assert.equal(throwing.running, 0);
+  const short = new Batcher<number, string>(
+    (items) => Promise.resolve(items.slice(1).map(String)),
+    { concurrency: 1, maxBatch: 8 },
+  );
+  await assert.rejects(short.submit(1), /a batch of 1 got 0 results/);
+  assert.throws(() => new Batcher(() => Promise.resolve([]), { concurrency: 0, maxBatch: 1 }));
+});
