@@ -5,7 +5,8 @@
  * one statement, one round trip and one commit. Nothing waits for a timer: a lone request runs as
  * it would without the batcher, and batches form only while the database is busy.
  *
- * A run answers one result per item, in order. When it fails, each of its items fails with its
+ * A run runs within what its first item's `bind` captured (that request's trace context, so its
+ * query span belongs to a request that waits for it). A run answers one result per item, in order. When it fails, each of its items fails with its
  * error; when that error is `failsWaiting` (the database is unavailable), the items still waiting
  * fail with it at once rather than each wait for a run of its own to fail.
  */
@@ -16,10 +17,16 @@ export interface BatcherOptions {
   maxBatch: number;
   /** True for an error that every waiting item would meet too. */
   failsWaiting?: (err: unknown) => boolean;
+  /** Called as an item is submitted: what a run that item leads should run within. */
+  bind?: () => Within;
 }
+
+/** Runs a function within something captured earlier (a trace context). */
+export type Within = <T>(fn: () => T) => T;
 
 interface Waiting<I, O> {
   item: I;
+  within?: Within;
   resolve: (value: O) => void;
   reject: (err: unknown) => void;
 }
@@ -51,7 +58,7 @@ export class Batcher<I, O> {
   /** The result of `item`, from the run that carried it. */
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject });
+      this.#waiting.push({ item, resolve, reject, within: this.options.bind?.() });
       if (this.#running < this.options.concurrency) this.#next();
     });
   }
@@ -61,8 +68,10 @@ export class Batcher<I, O> {
     if (batch.length === 0) return;
     this.#running++;
     let results: Promise<O[]>;
+    const items = batch.map((w) => w.item);
+    const within = batch[0].within;
     try {
-      results = this.run(batch.map((w) => w.item));
+      results = within ? within(() => this.run(items)) : this.run(items);
     } catch (err) {
       results = Promise.reject(err);
     }

@@ -15,6 +15,7 @@ import {
 } from "../../db/queries/access_tokens.ts";
 import { DatabaseUnavailableError } from "../../db/errors.ts";
 import { Batcher } from "../batcher.ts";
+import { bindToTrace } from "../observability/tracing.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
 import { hashSecret, secretSalt, sha256 } from "../crypto/hashing.ts";
 import { randomBytes } from "../crypto/random_token.ts";
@@ -77,6 +78,7 @@ export class AuthService {
       concurrency: options.issueConcurrency ?? 2,
       maxBatch: ISSUE_BATCH,
       failsWaiting: (err) => err instanceof DatabaseUnavailableError,
+      bind: bindToTrace,
     });
   }
 

@@ -29,6 +29,16 @@ const PLAIN_ORIGIN = String.raw`https?:\/\/(?:(?:(?!xn--)[a-z0-9-]+\.)*(?!xn--)[
 const PLAIN_URL = new RegExp(`^(${PLAIN_ORIGIN})(\\/[A-Za-z0-9\\/_~+,;=:-]*)(?:[?#]|$)`);
 
 /**
+ * What runs later on behalf of the current request (a batched insert: server/batcher.ts) runs
+ * within the trace context active now, so its spans are that request's. Tracing off: as it is.
+ */
+export function bindToTrace(): <T>(fn: () => T) => T {
+  if (!TRACING) return (fn) => fn();
+  const active = context.active();
+  return (fn) => context.with(active, fn);
+}
+
+/**
  * A URL as spans may carry it: no query, fragment or credentials, and the path redacted by the
  * request log's rule (server/http/redact.ts: reset tokens and token-shaped segments become `…`).
  */

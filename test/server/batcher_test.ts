@@ -100,3 +100,37 @@ Deno.test("batcher: a run that throws or answers the wrong count fails its items
   await assert.rejects(short.submit(1), /a batch of 1 got 0 results/);
   assert.throws(() => new Batcher(() => Promise.resolve([]), { concurrency: 0, maxBatch: 1 }));
 });
+
+Deno.test("batcher: a run runs within what its first item's bind captured", async () => {
+  let current = "none";
+  const seen: string[] = [];
+  const c = controlled();
+  let n = 0;
+  const batcher = new Batcher<number, string>((items) => {
+    seen.push(current);
+    return c.run(items);
+  }, {
+    concurrency: 1,
+    maxBatch: 8,
+    bind: () => {
+      const captured = `request ${++n}`;
+      return (fn) => {
+        const before = current;
+        current = captured;
+        try {
+          return fn();
+        } finally {
+          current = before;
+        }
+      };
+    },
+  });
+  const results = [1, 2, 3].map((i) => batcher.submit(i));
+  c.answer(0);
+  await tick();
+  c.answer(1);
+  await Promise.all(results);
+  // The second run carries items 2 and 3: it runs within item 2's, not item 1's (whose run
+  // led to it).
+  assert.deepEqual(seen, ["request 1", "request 2"]);
+});

@@ -72,6 +72,9 @@ export interface ExportedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   links: { traceId: string; spanId: string }[];
+  /** Start and end, milliseconds since the epoch (to the microsecond). */
+  start: number;
+  end: number;
 }
 
 function attributeValue(value: Json): unknown {
@@ -98,6 +101,8 @@ export function spansOf(receiver: OtlpReceiver): ExportedSpan[] {
           kind: span.kind,
           attributes: attributesOf(span.attributes),
           links: (span.links ?? []).map((l: Json) => ({ traceId: l.traceId, spanId: l.spanId })),
+          start: Number(BigInt(span.startTimeUnixNano ?? 0) / 1000n) / 1000,
+          end: Number(BigInt(span.endTimeUnixNano ?? 0) / 1000n) / 1000,
         }))
       )
     )

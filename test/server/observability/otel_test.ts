@@ -132,6 +132,41 @@ Deno.test({
 });
 
 Deno.test({
+  name: "otel: a batched token insert is traced in a token request that waits for it",
+  ...opts,
+  async fn() {
+    const s = await scene();
+    await s.observed.adminToken(); // the client's salt is known: tokens take the batched insert
+    const before = new Set(spansOf(s.receiver).map((x) => x.spanId));
+    const tokens = await Promise.all(Array.from({ length: 24 }, () => s.observed.adminToken()));
+    assert.equal(new Set(tokens).size, 24);
+    const isRequest = (x: ExportedSpan) =>
+      x.kind === 2 && x.name === "POST /api/v1/oauth2/token" && !before.has(x.spanId);
+    const requests = await waitUntil(
+      () => {
+        const found = spansOf(s.receiver).filter(isRequest);
+        // 25 when the first request's span was exported after `before` was taken.
+        return found.length >= 24 ? found : undefined;
+      },
+      "the 24 token requests' spans",
+      20_000,
+    );
+    const byId = new Map(requests.map((x) => [x.spanId, x]));
+    const first = requests.reduce((t, x) => x.start < t ? x.start : t, requests[0].start);
+    const inserts = spansOf(s.receiver).filter((x) =>
+      x.name === "INSERT access_tokens" && !before.has(x.spanId) && x.start >= first
+    );
+    assert.ok(inserts.length >= 1 && inserts.length < 24, `${inserts.length} inserts`);
+    for (const insert of inserts) {
+      const parent = byId.get(insert.parentSpanId);
+      assert.ok(parent, "the insert's parent is one of the token requests");
+      assert.equal(insert.traceId, parent.traceId);
+      assert.ok(insert.end <= parent.end, "the request the insert is traced in waited for it");
+    }
+  },
+});
+
+Deno.test({
   name: "otel: a callback delivery has its own trace, linked to the launch that emitted it",
   ...opts,
   async fn() {
