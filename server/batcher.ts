@@ -6,9 +6,10 @@
  * it would without the batcher, and batches form only while the database is busy.
  *
  * A run runs within what its first item's `bind` captured (that request's trace context, so its
- * query span belongs to a request that waits for it). A run answers one result per item, in order. When it fails, each of its items fails with its
- * error; when that error is `failsWaiting` (the database is unavailable), the items still waiting
- * fail with it at once rather than each wait for a run of its own to fail.
+ * query span belongs to a request that waits for it), and answers one result per item, in order.
+ * When a run of several items fails, nothing of it was written (one statement), and each item is
+ * run again alone, so one item's error fails that item only. An error that is `failsWaiting`
+ * (the database is unavailable) fails the run's items and every waiting one at once instead.
  */
 export interface BatcherOptions {
   /** Runs in flight at most. */
@@ -67,31 +68,34 @@ export class Batcher<I, O> {
     const batch = this.#waiting.splice(0, this.options.maxBatch);
     if (batch.length === 0) return;
     this.#running++;
-    let results: Promise<O[]>;
-    const items = batch.map((w) => w.item);
-    const within = batch[0].within;
-    try {
-      results = within ? within(() => this.run(items)) : this.run(items);
-    } catch (err) {
-      results = Promise.reject(err);
-    }
-    results.then(
+    this.#runOf(batch).then(
       (answers) => {
         this.#running--;
-        if (answers.length !== batch.length) {
-          const err = new Error(`a batch of ${batch.length} got ${answers.length} results`);
-          for (const w of batch) w.reject(err);
-        } else batch.forEach((w, i) => w.resolve(answers[i]));
+        batch.forEach((w, i) => w.resolve(answers[i]));
         this.#next();
       },
       (err) => {
         this.#running--;
-        for (const w of batch) w.reject(err);
         if (this.options.failsWaiting?.(err)) {
-          for (const w of this.#waiting.splice(0)) w.reject(err);
+          for (const w of [...batch, ...this.#waiting.splice(0)]) w.reject(err);
+        } else if (batch.length === 1) {
+          batch[0].reject(err);
+        } else {
+          for (const w of batch) this.#runOf([w]).then(([answer]) => w.resolve(answer), w.reject);
         }
         this.#next();
       },
     );
+  }
+
+  /** One run of `batch`, within its first item's `bind`; its answers, checked for their count. */
+  async #runOf(batch: Waiting<I, O>[]): Promise<O[]> {
+    const items = batch.map((w) => w.item);
+    const within = batch[0].within;
+    const answers = await (within ? within(() => this.run(items)) : this.run(items));
+    if (answers.length !== batch.length) {
+      throw new Error(`a batch of ${batch.length} got ${answers.length} results`);
+    }
+    return answers;
   }
 }

@@ -134,3 +134,25 @@ Deno.test("batcher: a run runs within what its first item's bind captured", asyn
   // led to it).
   assert.deepEqual(seen, ["request 1", "request 2"]);
 });
+
+Deno.test("batcher: a failed run of several runs each item again alone", async () => {
+  const runs: number[][] = [];
+  let release!: () => void;
+  const first = new Promise<void>((r) => release = r);
+  const batcher = new Batcher<number, string>(async (items) => {
+    runs.push(items);
+    if (runs.length === 1) await first; // holds the only slot while 2, 3 and 4 gather
+    // One statement: an item's error fails the whole run, and nothing of it is written.
+    if (items.includes(3)) throw new Error("insert or update violates a foreign key");
+    return items.map((n) => `#${n}`);
+  }, { concurrency: 1, maxBatch: 8 });
+  const results = [1, 2, 3, 4].map((n) => batcher.submit(n).catch((e: Error) => e.message));
+  release();
+  assert.deepEqual(await Promise.all(results), [
+    "#1",
+    "#2",
+    "insert or update violates a foreign key",
+    "#4",
+  ]);
+  assert.deepEqual(runs, [[1], [2, 3, 4], [2], [3], [4]]);
+});
