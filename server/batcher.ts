@@ -9,7 +9,8 @@
  * query span belongs to a request that waits for it), and answers one result per item, in order.
  * When a run of several items fails, nothing of it was written (one statement), and each item is
  * run again alone, so one item's error fails that item only. An error that is `failsWaiting`
- * (the database is unavailable) fails the run's items and every waiting one at once instead.
+ * (the database is unreachable or timed out: retrying would only add load) fails the run's items
+ * and every waiting one at once instead.
  */
 export interface BatcherOptions {
   /** Runs in flight at most. */

@@ -13,7 +13,7 @@ import {
   revokeToken,
   type TokenForSecret,
 } from "../../db/queries/access_tokens.ts";
-import { DatabaseUnavailableError } from "../../db/errors.ts";
+import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { Batcher } from "../batcher.ts";
 import { bindToTrace } from "../observability/tracing.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
@@ -77,7 +77,7 @@ export class AuthService {
     this.#issues = new Batcher((requests) => insertTokensForSecrets(sql, requests), {
       concurrency: options.issueConcurrency ?? 2,
       maxBatch: ISSUE_BATCH,
-      failsWaiting: (err) => err instanceof DatabaseUnavailableError,
+      failsWaiting: isDatabaseUnavailable,
       bind: bindToTrace,
     });
   }

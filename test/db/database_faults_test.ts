@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { TEST_DATABASE_URL } from "../helpers/db.ts";
 import { waitUntil } from "../helpers/crm_server.ts";
 import { TcpProxy } from "./tcp_proxy.ts";
+import { AuthService } from "../../server/oauth/auth_service.ts";
 
 const ignore = !TEST_DATABASE_URL;
 
@@ -255,6 +256,33 @@ Deno.test({
       assert.ok(outcomes.filter((r) => r.outcome === "ok").length >= 2);
     } finally {
       await admin.end();
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "database faults: token requests waiting to share an insert fail with the first",
+  ignore,
+  async fn() {
+    const t = await throughProxy({ max: 2, acquireTimeoutMs: 400, connectTimeoutMs: 10_000 });
+    try {
+      await outage(t, "blackhole");
+      const auth = new AuthService(t.db.sql, { tokenTtlSeconds: 60, cacheSeconds: 0 });
+      // Two inserts in flight, 38 requests waiting for the next: when the two find no connection
+      // within the acquire timeout, the waiting ones fail with them, not 400 ms later.
+      const results = await within(
+        Promise.all(
+          Array.from({ length: 40 }, (_, i) => timed(auth.issueForSecret(`c${i}`, "s", null))),
+        ),
+        3_000,
+        "token requests during the outage",
+      );
+      for (const r of results) {
+        assert.equal(r.outcome, "unavailable:DATABASE_UNAVAILABLE");
+        assert.ok(r.ms >= 350 && r.ms < 700, `answered after ${r.ms} ms`);
+      }
+    } finally {
       await t.close();
     }
   },
