@@ -7,18 +7,26 @@
  *
  * A run runs within what its first item's `bind` captured (that request's trace context, so its
  * query span belongs to a request that waits for it), and answers one result per item, in order.
- * When a run of several items fails, nothing of it was written (one statement), and each item is
- * run again alone, so one item's error fails that item only. An error that is `failsWaiting`
- * (the database is unreachable or timed out: retrying would only add load) fails the run's items
- * and every waiting one at once instead.
+ * A failed run fails its items, with these exceptions:
+ * - `retryAlone`: an error one item may have caused by itself (a constraint, a conflict). Nothing
+ *   of the statement was written, so each item of a failed run of several runs again alone, in
+ *   turn and within `concurrency`, and fails only itself.
+ * - `failsWaiting`: an error every waiting item would meet too (the database unreachable or timed
+ *   out): the waiting items fail with it at once, rather than each after a run of its own.
+ * An item waits for a run `maxWaitMs` at most, then fails with `waitExpired()`.
  */
 export interface BatcherOptions {
   /** Runs in flight at most. */
   concurrency: number;
   /** Items in one run at most. */
   maxBatch: number;
+  /** True for an error one item of a run may have caused alone. */
+  retryAlone?: (err: unknown) => boolean;
   /** True for an error that every waiting item would meet too. */
   failsWaiting?: (err: unknown) => boolean;
+  /** How long an item may wait for a run, and the error it then fails with. */
+  maxWaitMs?: number;
+  waitExpired?: () => unknown;
   /** Called as an item is submitted: what a run that item leads should run within. */
   bind?: () => Within;
 }
@@ -31,10 +39,14 @@ interface Waiting<I, O> {
   within?: Within;
   resolve: (value: O) => void;
   reject: (err: unknown) => void;
+  /** Runs alone (a retry after its batch failed). */
+  alone?: boolean;
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 /** Batches items for `run`, which answers one result per item in the order given. */
 export class Batcher<I, O> {
+  /** Retries (alone) first, then the items in the order they came. */
   #waiting: Waiting<I, O>[] = [];
   #running = 0;
 
@@ -60,14 +72,28 @@ export class Batcher<I, O> {
   /** The result of `item`, from the run that carried it. */
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject, within: this.options.bind?.() });
+      const w: Waiting<I, O> = { item, resolve, reject, within: this.options.bind?.() };
+      this.#waiting.push(w);
       if (this.#running < this.options.concurrency) this.#next();
+      else if (this.options.maxWaitMs !== undefined) {
+        w.timer = setTimeout(() => {
+          const at = this.#waiting.indexOf(w);
+          if (at < 0) return;
+          this.#waiting.splice(at, 1);
+          reject(this.options.waitExpired?.() ?? new Error("waited too long for a run"));
+        }, this.options.maxWaitMs);
+      }
     });
   }
 
   #next(): void {
-    const batch = this.#waiting.splice(0, this.options.maxBatch);
-    if (batch.length === 0) return;
+    const first = this.#waiting[0];
+    if (!first) return;
+    const batch = first.alone ? this.#waiting.splice(0, 1) : this.#waiting.splice(
+      0,
+      this.options.maxBatch,
+    );
+    for (const w of batch) clearTimeout(w.timer);
     this.#running++;
     this.#runOf(batch).then(
       (answers) => {
@@ -78,13 +104,18 @@ export class Batcher<I, O> {
       (err) => {
         this.#running--;
         if (this.options.failsWaiting?.(err)) {
-          for (const w of [...batch, ...this.#waiting.splice(0)]) w.reject(err);
-        } else if (batch.length === 1) {
-          batch[0].reject(err);
+          const waiting = this.#waiting.splice(0);
+          for (const w of waiting) clearTimeout(w.timer);
+          for (const w of [...batch, ...waiting]) w.reject(err);
+        } else if (batch.length > 1 && this.options.retryAlone?.(err)) {
+          this.#waiting.unshift(...batch.map((w) => ({ ...w, alone: true, timer: undefined })));
         } else {
-          for (const w of batch) this.#runOf([w]).then(([answer]) => w.resolve(answer), w.reject);
+          for (const w of batch) w.reject(err);
         }
-        this.#next();
+        // A slot is free: the next run, and as many more as the retries can use.
+        while (this.#running < this.options.concurrency && this.#waiting.length > 0) {
+          this.#next();
+        }
       },
     );
   }

@@ -132,6 +132,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const auth = new AuthService(db.sql, {
       tokenTtlSeconds: config.tokenTtlSeconds,
       cacheSeconds: config.tokenCacheSeconds,
+      issueWaitMs: config.databaseAcquireTimeoutMs,
     });
     const settings = {
       timeoutMs: config.callbackTimeoutMs,

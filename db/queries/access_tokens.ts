@@ -32,7 +32,7 @@ export interface TokenForSecret {
   clientId: string;
   /** The presented secret hashed with the salt of the client's stored hash. */
   secretHash: string;
-  /** The scopes asked for, or null for every scope the client has. */
+  /** The scopes asked for (RFC 6749 scope-tokens: no space), or null for all the client has. */
   scopes: string[] | null;
   tokenHash: string;
   expiresAt: Date;
@@ -50,19 +50,26 @@ export async function insertTokensForSecrets(
   requests: TokenForSecret[],
 ): Promise<({ scopes: string[] } | null)[]> {
   // Scopes travel space-separated (OAuth's own syntax: a scope never holds a space), since an
-  // array of arrays of different lengths is not a PostgreSQL array.
+  // array of arrays of different lengths is not a PostgreSQL array. The clients' rows are locked
+  // as the foreign key would lock them, but SKIP LOCKED: a client whose row another transaction
+  // holds (its app being deleted) gets null at once and waits on the step-by-step path alone,
+  // instead of holding up every request of the statement.
+  const clientIds = requests.map((r) => r.clientId);
   const rows = await tx<{ tokenHash: string; scopes: string[] }[]>`
     insert into access_tokens (token_hash, client_id, scopes, expires_at)
     select r.token_hash, c.id, coalesce(string_to_array(r.scopes, ' '), c.scopes), r.expires_at
     from unnest(
-      ${requests.map((r) => r.clientId)}::text[], ${requests.map((r) => r.secretHash)}::text[],
-      ${requests.map((r) => r.scopes?.join(" ") ?? null)}::text[],
-      ${requests.map((r) => r.tokenHash)}::text[], ${
-    requests.map((r) => r.expiresAt.toISOString())
-  }::timestamptz[]
-    ) as r(client_id, secret_hash, scopes, token_hash, expires_at)
-    join api_clients c on c.client_id = r.client_id and c.secret_hash = r.secret_hash
-    left join apps a on a.id = c.app_id
+        ${clientIds}::text[], ${requests.map((r) => r.secretHash)}::text[],
+        ${requests.map((r) => r.scopes?.join(" ") ?? null)}::text[],
+        ${requests.map((r) => r.tokenHash)}::text[],
+        ${requests.map((r) => r.expiresAt.toISOString())}::timestamptz[]
+      ) as r(client_id, secret_hash, scopes, token_hash, expires_at)
+      join (
+        select id, client_id, secret_hash, scopes, app_id from api_clients
+        where client_id = any(${clientIds}::text[])
+        for key share skip locked
+      ) c on c.client_id = r.client_id and c.secret_hash = r.secret_hash
+      left join apps a on a.id = c.app_id
     where coalesce(a.enabled, true)
       and (r.scopes is null or c.scopes @> string_to_array(r.scopes, ' '))
     returning token_hash, scopes

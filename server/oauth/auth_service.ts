@@ -13,7 +13,7 @@ import {
   revokeToken,
   type TokenForSecret,
 } from "../../db/queries/access_tokens.ts";
-import { isDatabaseUnavailable } from "../../db/errors.ts";
+import { DatabaseUnavailableError, isDatabaseUnavailable, sqlState } from "../../db/errors.ts";
 import { Batcher } from "../batcher.ts";
 import { bindToTrace } from "../observability/tracing.ts";
 import { encodeBase64Url } from "../crypto/base64.ts";
@@ -53,10 +53,21 @@ export interface AuthServiceOptions {
   now?: () => number;
   /** Token inserts in flight at most; the requests that come meanwhile share the next one. */
   issueConcurrency?: number;
+  /** How long a token request may wait for an insert (the pool's acquire timeout): then 503. */
+  issueWaitMs?: number;
 }
+
+/** An RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /** Token requests one insert carries at most. */
 const ISSUE_BATCH = 64;
+
+/** An error one request of a shared insert may cause alone: a constraint, a conflict, a lock. */
+function oneRequestsError(err: unknown): boolean {
+  const code = sqlState(err) ?? "";
+  return code.startsWith("23") || code.startsWith("40") || code === "55P03";
+}
 
 /** Hashes a presented secret when its client's salt is not known (nothing matches it). */
 const UNKNOWN_SALT = "unknown-client";
@@ -77,7 +88,13 @@ export class AuthService {
     this.#issues = new Batcher((requests) => insertTokensForSecrets(sql, requests), {
       concurrency: options.issueConcurrency ?? 2,
       maxBatch: ISSUE_BATCH,
+      retryAlone: oneRequestsError,
       failsWaiting: isDatabaseUnavailable,
+      maxWaitMs: options.issueWaitMs ?? 5_000,
+      waitExpired: () =>
+        new DatabaseUnavailableError(
+          `No token insert within ${options.issueWaitMs ?? 5_000} ms`,
+        ),
       bind: bindToTrace,
     });
   }
@@ -105,6 +122,11 @@ export class AuthService {
     secret: string,
     scopes: string[] | null,
   ): Promise<IssuedToken | null> {
+    // The shared insert sends scopes space-separated: refuse what is no scope-token before it
+    // could split, or fail a statement others share (routes.ts sends only known scopes).
+    if (scopes?.some((scope) => !SCOPE_TOKEN.test(scope))) {
+      throw new RangeError(`not a scope (RFC 6749 section 3.3): ${JSON.stringify(scopes)}`);
+    }
     const { accessToken, tokenHash, expiresAt } = this.#newToken();
     const row = await this.#issues.submit({
       clientId,

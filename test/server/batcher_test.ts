@@ -145,7 +145,7 @@ Deno.test("batcher: a failed run of several runs each item again alone", async (
     // One statement: an item's error fails the whole run, and nothing of it is written.
     if (items.includes(3)) throw new Error("insert or update violates a foreign key");
     return items.map((n) => `#${n}`);
-  }, { concurrency: 1, maxBatch: 8 });
+  }, { concurrency: 1, maxBatch: 8, retryAlone: (e) => /foreign key/.test(String(e)) });
   const results = [1, 2, 3, 4].map((n) => batcher.submit(n).catch((e: Error) => e.message));
   release();
   assert.deepEqual(await Promise.all(results), [
@@ -155,4 +155,54 @@ Deno.test("batcher: a failed run of several runs each item again alone", async (
     "#4",
   ]);
   assert.deepEqual(runs, [[1], [2, 3, 4], [2], [3], [4]]);
+});
+
+Deno.test("batcher: an error no single item causes fails the whole run, retried by none", async () => {
+  const runs: number[][] = [];
+  const batcher = new Batcher<number, string>((items) => {
+    runs.push(items);
+    return Promise.reject(new Error("cannot execute INSERT in a read-only transaction"));
+  }, { concurrency: 1, maxBatch: 8, retryAlone: (e) => /foreign key/.test(String(e)) });
+  const results = [1, 2, 3].map((n) => batcher.submit(n).catch((e: Error) => e.message));
+  assert.deepEqual(
+    await Promise.all(results),
+    Array(3).fill(
+      "cannot execute INSERT in a read-only transaction",
+    ),
+  );
+  assert.deepEqual(runs, [[1], [2, 3]]);
+});
+
+Deno.test("batcher: retries alone stay within the concurrency", async () => {
+  let inFlight = 0;
+  let peak = 0;
+  const batcher = new Batcher<number, number>(async (items) => {
+    peak = Math.max(peak, ++inFlight);
+    await tick();
+    inFlight--;
+    if (items.length > 1) throw new Error("deadlock detected");
+    return items;
+  }, { concurrency: 2, maxBatch: 64, retryAlone: () => true });
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => batcher.submit(i)));
+  assert.deepEqual(results, Array.from({ length: 200 }, (_, i) => i));
+  assert.equal(peak, 2);
+});
+
+Deno.test("batcher: an item waits maxWaitMs at most, then fails and never runs", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, {
+    concurrency: 1,
+    maxBatch: 8,
+    maxWaitMs: 30,
+    waitExpired: () => new Error("no run within 30 ms"),
+  });
+  const first = batcher.submit(1); // runs at once, and is never answered before the wait ends
+  const started = performance.now();
+  await assert.rejects(batcher.submit(2), /no run within 30 ms/);
+  assert.ok(performance.now() - started >= 25);
+  assert.equal(batcher.waiting, 0);
+  c.answer(0);
+  assert.equal(await first, "#1");
+  await tick();
+  assert.deepEqual(c.batches, [[1]], "the expired item did not run");
 });

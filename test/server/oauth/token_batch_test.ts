@@ -110,6 +110,56 @@ for (const backend of backends) {
             new Set([0, 2, 6].map((i) => requests[i].tokenHash)),
           );
         });
+        // One connection in the embedded database: no other transaction can hold a row.
+        if (backend.name !== "pglite") {
+          await t.step("a client whose row another transaction holds waits alone", async () => {
+            const adminToken = await svc.adminToken();
+            const app = await (await svc.api("POST", "/api/v1/admin/apps", adminToken, {
+              appName: "held",
+              name: "Held",
+              authType: "signed_request",
+            })).json();
+            const [{ secretHash: heldHash }] = await svc.db.sql<{ secretHash: string }[]>`
+              select secret_hash from api_clients where client_id = ${app.clientId}`;
+            const [{ secretHash: adminHash }] = await svc.db.sql<{ secretHash: string }[]>`
+              select secret_hash from api_clients where client_id = ${ADMIN_CLIENT.id}`;
+            let release!: () => void;
+            const held = new Promise<void>((r) => release = r);
+            let locked!: () => void;
+            const isLocked = new Promise<void>((r) => locked = r);
+            // As deleting the app would: its client's row locked for update.
+            const holder = svc.db.sql.begin(async (tx) => {
+              await tx`select id from api_clients where client_id = ${app.clientId} for update`;
+              locked();
+              await held;
+            });
+            await isLocked;
+            const expiresAt = new Date(Date.now() + 60_000);
+            const started = performance.now();
+            const answers = await insertTokensForSecrets(svc.db.sql, [
+              {
+                clientId: app.clientId,
+                secretHash: heldHash,
+                scopes: null,
+                tokenHash: "h1",
+                expiresAt,
+              },
+              {
+                clientId: ADMIN_CLIENT.id,
+                secretHash: adminHash,
+                scopes: null,
+                tokenHash: "h2",
+                expiresAt,
+              },
+            ]);
+            const ms = performance.now() - started;
+            release();
+            await holder;
+            assert.ok(ms < 1_000, `answered after ${ms} ms`);
+            assert.equal(answers[0], null, "the held client: the step-by-step path, alone");
+            assert.ok(answers[1]?.scopes.includes("admin"), "the other client: its token");
+          });
+        }
       } finally {
         await svc.close();
       }
