@@ -13,7 +13,8 @@
  *   turn and within `concurrency`, and fails only itself.
  * - `failsWaiting`: an error every waiting item would meet too (the database unreachable or timed
  *   out): the waiting items fail with it at once, rather than each after a run of its own.
- * An item waits for a run `maxWaitMs` at most, then fails with `waitExpired()`.
+ * An item waits for a run `maxWaitMs` at most from its submission (a retry too), then fails with
+ * `waitExpired()`.
  */
 export interface BatcherOptions {
   /** Runs in flight at most. */
@@ -41,6 +42,8 @@ interface Waiting<I, O> {
   reject: (err: unknown) => void;
   /** Runs alone (a retry after its batch failed). */
   alone?: boolean;
+  /** When it stops waiting (performance.now(): its submission + `maxWaitMs`). */
+  deadline?: number;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -73,17 +76,23 @@ export class Batcher<I, O> {
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       const w: Waiting<I, O> = { item, resolve, reject, within: this.options.bind?.() };
+      if (this.options.maxWaitMs !== undefined) {
+        w.deadline = performance.now() + this.options.maxWaitMs;
+      }
       this.#waiting.push(w);
       if (this.#running < this.options.concurrency) this.#next();
-      else if (this.options.maxWaitMs !== undefined) {
-        w.timer = setTimeout(() => {
-          const at = this.#waiting.indexOf(w);
-          if (at < 0) return;
-          this.#waiting.splice(at, 1);
-          reject(this.options.waitExpired?.() ?? new Error("waited too long for a run"));
-        }, this.options.maxWaitMs);
-      }
+      else if (w.deadline !== undefined) this.#expireAt(w);
     });
+  }
+
+  /** Fails `w` if it still waits at its deadline. */
+  #expireAt(w: Waiting<I, O>): void {
+    w.timer = setTimeout(() => {
+      const at = this.#waiting.indexOf(w);
+      if (at < 0) return;
+      this.#waiting.splice(at, 1);
+      w.reject(this.options.waitExpired?.() ?? new Error("waited too long for a run"));
+    }, Math.max(0, w.deadline! - performance.now()));
   }
 
   #next(): void {
@@ -108,7 +117,12 @@ export class Batcher<I, O> {
           for (const w of waiting) clearTimeout(w.timer);
           for (const w of [...batch, ...waiting]) w.reject(err);
         } else if (batch.length > 1 && this.options.retryAlone?.(err)) {
-          this.#waiting.unshift(...batch.map((w) => ({ ...w, alone: true, timer: undefined })));
+          // After the retries already queued, before the items that came in the meantime; each
+          // keeps the deadline it had.
+          const retries = batch.map((w) => ({ ...w, alone: true, timer: undefined }));
+          const at = this.#waiting.findIndex((w) => !w.alone);
+          this.#waiting.splice(at < 0 ? this.#waiting.length : at, 0, ...retries);
+          for (const w of retries) if (w.deadline !== undefined) this.#expireAt(w);
         } else {
           for (const w of batch) w.reject(err);
         }

@@ -50,10 +50,12 @@ export async function insertTokensForSecrets(
   requests: TokenForSecret[],
 ): Promise<({ scopes: string[] } | null)[]> {
   // Scopes travel space-separated (OAuth's own syntax: a scope never holds a space), since an
-  // array of arrays of different lengths is not a PostgreSQL array. The clients' rows are locked
-  // as the foreign key would lock them, but SKIP LOCKED: a client whose row another transaction
-  // holds (its app being deleted) gets null at once and waits on the step-by-step path alone,
-  // instead of holding up every request of the statement.
+  // array of arrays of different lengths is not a PostgreSQL array. The clients' rows are read
+  // FOR SHARE SKIP LOCKED: a client whose row another transaction is changing (its secret being
+  // replaced, its app deleted) gets null at once and takes the step-by-step path alone, which
+  // waits for that change, instead of holding up every request of the statement or answering
+  // from the row as it was. (KEY SHARE, the foreign key's lock, still waits on a row a non-key
+  // update changed and a delete then holds.)
   const clientIds = requests.map((r) => r.clientId);
   const rows = await tx<{ tokenHash: string; scopes: string[] }[]>`
     insert into access_tokens (token_hash, client_id, scopes, expires_at)
@@ -67,7 +69,7 @@ export async function insertTokensForSecrets(
       join (
         select id, client_id, secret_hash, scopes, app_id from api_clients
         where client_id = any(${clientIds}::text[])
-        for key share skip locked
+        for share skip locked
       ) c on c.client_id = r.client_id and c.secret_hash = r.secret_hash
       left join apps a on a.id = c.app_id
     where coalesce(a.enabled, true)

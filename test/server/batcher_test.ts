@@ -206,3 +206,36 @@ Deno.test("batcher: an item waits maxWaitMs at most, then fails and never runs",
   await tick();
   assert.deepEqual(c.batches, [[1]], "the expired item did not run");
 });
+
+Deno.test("batcher: retries keep their order and their deadline", async () => {
+  const c = controlled();
+  const batcher = new Batcher(c.run, {
+    concurrency: 2,
+    maxBatch: 8,
+    maxWaitMs: 60,
+    waitExpired: () => new Error("no run within 60 ms"),
+    retryAlone: () => true,
+  });
+  const results = [1, 2, 3, 4, 5, 6, 7].map((n) =>
+    batcher.submit(n).catch((e: Error) => e.message)
+  );
+  // Runs [1] and [2] in flight; 3-7 wait. [1] answers: [3..7] runs; [2] fails alone (no retry).
+  c.answer(0);
+  await tick();
+  c.pending[1].reject(new Error("deadlock detected"));
+  await tick();
+  assert.deepEqual(c.batches, [[1], [2], [3, 4, 5, 6, 7]]);
+  c.pending[2].reject(new Error("deadlock detected"));
+  await tick();
+  // Retried one by one, in order, within the two slots: 3 and 4 now.
+  assert.deepEqual(c.batches.slice(3), [[3], [4]]);
+  c.answer(3);
+  await tick();
+  assert.deepEqual(c.batches.slice(5), [[5]]);
+  // 4 and 5 are never answered: 6 and 7 wait past their deadline and fail.
+  assert.deepEqual(await Promise.all(results.slice(5)), [
+    "no run within 60 ms",
+    "no run within 60 ms",
+  ]);
+  assert.deepEqual(await Promise.all(results.slice(0, 3)), ["#1", "deadlock detected", "#3"]);
+});

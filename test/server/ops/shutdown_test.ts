@@ -58,6 +58,9 @@ async function refuses(port: number): Promise<boolean> {
     return false;
   } catch (err) {
     if (err instanceof Deno.errors.ConnectionRefused) return true;
+    // Connected into the backlog of a listener that closed before accepting it: the kernel
+    // resets it. The listener is closing; the next try is refused.
+    if (err instanceof Deno.errors.ConnectionReset) return false;
     throw err;
   }
 }
