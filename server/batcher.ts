@@ -98,10 +98,7 @@ export class Batcher<I, O> {
   #next(): void {
     const first = this.#waiting[0];
     if (!first) return;
-    const batch = first.alone ? this.#waiting.splice(0, 1) : this.#waiting.splice(
-      0,
-      this.options.maxBatch,
-    );
+    const batch = this.#waiting.splice(0, first.alone ? 1 : this.options.maxBatch);
     for (const w of batch) clearTimeout(w.timer);
     this.#running++;
     this.#runOf(batch).then(
