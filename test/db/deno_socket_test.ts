@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { backends, TEST_DATABASE_URL } from "../helpers/db.ts";
 import { denoSocketOption, usesDenoSocket } from "../../db/deno_socket.ts";
+import { freePort } from "../helpers/process.ts";
 
 Deno.test("usesDenoSocket: plain single-host URLs only", () => {
   const plain = "postgres://u@db.internal:5432/app";
@@ -60,9 +61,7 @@ for (const backend of backends) {
 }
 
 Deno.test("driver socket: a refused connection fails each query, and the pool still closes", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close(); // nothing listens there now
+  const port = freePort(); // nothing listens there
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/none`, {
     max: 1,
     ...denoSocketOption,

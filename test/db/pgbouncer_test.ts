@@ -9,6 +9,7 @@ import postgres from "postgres";
 import { connect } from "../../db/mod.ts";
 import { type Backend, TEST_DATABASE_URL, type TestDatabase } from "../helpers/db.ts";
 import { appClientToken } from "../helpers/launch.ts";
+import { freePort } from "../helpers/process.ts";
 import { uniqueId } from "../helpers/shared.ts";
 import { callbackFixtures, startCrmServer, waitUntil } from "../server/callbacks/fixture.ts";
 
@@ -25,13 +26,6 @@ const PGBOUNCER = (() => {
 interface Bouncer {
   port: number;
   stop(): Promise<void>;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Starts PgBouncer (transaction pooling, no authentication) in front of `target`. */

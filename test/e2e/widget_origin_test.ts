@@ -11,6 +11,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
 import { createTestApp } from "../helpers/launch.ts";
+import { freePort } from "../helpers/process.ts";
 import { ensureWidgetBuilt } from "../helpers/widget.ts";
 
 const ALLOWED = [
@@ -53,9 +54,7 @@ Deno.test({
         allow: ALLOWED,
       });
       // A portal that is down: a port nothing listens on (the signer answers without asking it).
-      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const deadPort = (listener.addr as Deno.NetAddr).port;
-      listener.close();
+      const deadPort = freePort();
       const down = () =>
         Response.json({
           action: `http://127.0.0.1:${deadPort}/portal/api/auth/app/crm`,

@@ -6,11 +6,37 @@ const START = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", impo
 const TASK: string = typeof START === "string" ? START : START.command;
 export const FLAGS = TASK.split(" ").filter((word) => word.startsWith("--allow-"));
 
+/** The kernel's ephemeral ports (`ip_local_port_range`): where port 0 and outgoing sockets land. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = Deno.readTextFileSync("/proc/sys/net/ipv4/ip_local_port_range")
+      .trim().split(/\s+/).map(Number);
+    if (low > 0 && high >= low) return [low, high];
+  } catch { /* not Linux: the IANA range */ }
+  return [49152, 65535];
+}
+const [EPHEMERAL_LOW, EPHEMERAL_HIGH] = ephemeralRange();
+
+/**
+ * A loopback TCP port free now, for a process a test starts later. Not a port-0 pick: the kernel
+ * hands those same ports to every outgoing connection (the suite's database clients, the parallel
+ * test files' sockets), and one of them took such a port between the pick and the child's listen
+ * (CI, stop 57). A random port below the ephemeral range is only ever taken by another pick.
+ */
 export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
+  const low = 10_000;
+  const high = EPHEMERAL_LOW > low + 1_000 ? EPHEMERAL_LOW - 1 : 32_767;
+  for (let tries = 0; tries < 200; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (port >= EPHEMERAL_LOW && port <= EPHEMERAL_HIGH) continue;
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    }
+  }
+  throw new Error(`no free loopback port in ${low}-${high} after 200 tries`);
 }
 
 export interface Running {
