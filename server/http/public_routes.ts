@@ -8,7 +8,7 @@
  */
 import { TrieRouter } from "hono/router/trie-router";
 import { WIDGET_FILES } from "../assets/routes.ts";
-import { LAUNCH_ROUTE, VALIDATE_ROUTE, WARM_UP_ROUTE } from "../launch/contract.ts";
+import { CONTINUE_ROUTE, LAUNCH_ROUTE, VALIDATE_ROUTE, WARM_UP_ROUTE } from "../launch/contract.ts";
 
 /** A password-reset link's token: 43 Base64url characters, as the reset routes accept. */
 const TOKEN = ":token{[A-Za-z0-9_-]{43}}";
@@ -71,6 +71,11 @@ export function publicRoutes(portalPrefix: string): readonly PublicRoute[] {
       method: "ALL",
       path: `${p}${VALIDATE_ROUTE}`,
       reason: "the launch's dry run and its CORS preflight: the signed request is the credential",
+    },
+    {
+      method: "POST",
+      path: `${p}${CONTINUE_ROUTE}`,
+      reason: "a launch's continue page: the new login's token in the form is the credential",
     },
     { method: "GET", path: `${p}/login`, reason: "the portal's sign-in form" },
     { method: "POST", path: `${p}/login`, reason: "the portal's sign-in" },

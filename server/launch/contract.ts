@@ -25,6 +25,12 @@ export const LAUNCH_ROUTE = "/api/auth/app/:app_name";
 /** Route pattern of the launch dry run under the portal prefix. */
 export const VALIDATE_ROUTE = `${LAUNCH_ROUTE}/validate`;
 
+/**
+ * Route (under the portal prefix) of the continue page's form: a launch posted by a page with no
+ * origin signs in only through it (server/launch/continue.tsx).
+ */
+export const CONTINUE_ROUTE = "/api/auth/continue";
+
 /** The portal's empty warm-up page (under `{portal_url}`) that `portal-url` loads in a hidden frame. */
 export const WARM_UP_ROUTE = "/widget/warm";
 

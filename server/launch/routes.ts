@@ -11,7 +11,8 @@ import type { LaunchWarning } from "./payload.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
 import { diagnoseSignature } from "./signature_diagnosis.ts";
-import { LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
+import { CONTINUE_ROUTE, LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
+import { continueLaunch, needsContinue } from "./continue.tsx";
 import { originAllowed } from "../http/frame_ancestors.ts";
 import {
   answerFailure,
@@ -73,8 +74,11 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       gate.entered = true;
       launchApp = await findApp(deps, appName);
       c.set("launchAppName", launchApp.appName);
-      // The dry run logs no one in; cross-site callers of it are held by its CORS answer.
-      if (!dryRun) checkOrigin(deps.config, launchApp, c.req.header("Origin"));
+      // The dry run logs no one in; cross-site callers of it are held by its CORS answer. A page
+      // without an origin signs in through the continue page (continue.tsx).
+      const origin = c.req.header("Origin");
+      if (!dryRun) checkOrigin(deps.config, launchApp, origin);
+      const viaContinue = !dryRun && needsContinue(launchApp, origin);
       raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, launchApp);
       const verified = verifyRequest(raw, keys);
@@ -100,7 +104,9 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
         freshness,
         crm,
       };
-      return dryRun ? await planFlow(c, deps, parsed, meta) : await runFlow(c, deps, parsed, meta);
+      return dryRun
+        ? await planFlow(c, deps, parsed, meta)
+        : await runFlow(c, deps, parsed, meta, viaContinue ? launchApp : null);
     } catch (err) {
       const refusal = launchRefusal(err);
       gate.databaseUnavailable = refusal?.code === "database_unavailable";
@@ -133,6 +139,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
   }
 
   app.post(LAUNCH_ROUTE, (c) => handle(c, false));
+  app.post(CONTINUE_ROUTE, (c) => continueLaunch(c, deps));
 
   // The dry run may be called from the app's own pages: CORS for its allowed frame ancestors.
   const dryRunCors = cors({

@@ -26,6 +26,7 @@ import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
 import { SIGNED_REQUEST_FIELD } from "./contract.ts";
+import { continuePage } from "./continue.tsx";
 import { errorPage } from "./error_page.tsx";
 import type { FreshnessOutcome } from "./freshness.ts";
 import { type LaunchMeta, planLaunch, runLaunch } from "./flow.ts";
@@ -63,7 +64,8 @@ export async function findApp(deps: Deps, appName: string): Promise<LaunchApp> {
  * Step: a launch posted by a page of a site the app does not allow is refused with 403
  * `origin_not_allowed` (a signed request replayed from another site would sign the visitor's
  * browser in). The allowed origins are the app's frame ancestors and the service's own; a request
- * without `Origin`, with `Origin: null`, or for an app without frame ancestors is not checked.
+ * without `Origin` (not a browser's) or for an app without frame ancestors is not checked, and one
+ * with `Origin: null` signs in only through the continue page (continue.tsx needsContinue).
  */
 export function checkOrigin(config: Config, app: LaunchApp, origin: string | undefined): void {
   if (!origin || origin === "null" || !app.frameAncestors.length) return;
@@ -165,15 +167,30 @@ export async function sealCrmToken(
   };
 }
 
-/** Step: runs the launch, sets the portal login cookie and answers as `landed` does. */
+/**
+ * Step: runs the launch, sets the portal login cookie and answers as `landed` does. With
+ * `viaContinue` (the app, for a launch posted by a page without an origin) no cookie is set: a
+ * browser gets the continue page (continue.tsx), any other caller `landed`'s JSON.
+ */
 export async function runFlow(
   c: Context<AppEnv>,
   deps: Deps,
   payload: LaunchPayload,
   meta: LaunchMeta,
+  viaContinue: Pick<LaunchApp, "frameAncestors" | "appName"> | null = null,
 ): Promise<Response> {
   const result = await runLaunch(deps, payload, meta);
-  setPortalCookie(c, deps.config.portalPrefix, result.loginToken);
+  if (!viaContinue) setPortalCookie(c, deps.config.portalPrefix, result.loginToken);
+  else if (prefersHtml(c)) {
+    c.set("launchId", result.launchId);
+    return continuePage(c, deps.config, viaContinue, {
+      agent: payload.agent,
+      appName: viaContinue.appName,
+      loginToken: result.loginToken,
+      sessionId: result.sessionId,
+      launchId: result.launchId,
+    });
+  }
   return landed(c, deps.config, result.sessionId, result.launchId, result);
 }
 

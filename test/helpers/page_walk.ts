@@ -82,6 +82,10 @@ export async function startWalk(): Promise<Walk> {
   }, "localhost");
   const admin = await svc.adminToken();
   const app = await createTestApp(svc, admin, "crm");
+  // With frame ancestors: a launch from a page without an origin shows the continue page.
+  const framed = await createTestApp(svc, admin, "framed", {
+    frameAncestors: ["https://host.test"],
+  });
   await svc.api("POST", "/api/v1/admin/custom-fields", admin, {
     name: "priority",
     label: "Priority level of the customer's request",
@@ -130,6 +134,14 @@ export async function startWalk(): Promise<Walk> {
       page.waitForURL(/\/portal\/api\/auth\/app\/crm/),
       page.evaluate(() => document.forms[0].submit()),
     ]);
+  });
+  add("launch continue page", "anonymous", async (page) => {
+    const signed = await signLaunch(launchPayload(), framed.apiKey);
+    await show("/portal/api/auth/app/framed", {
+      method: "POST",
+      headers: { Accept: "text/html", Origin: "null" },
+      body: new URLSearchParams({ signed_request: signed }),
+    })(page);
   });
   add("cookies-blocked page", "anonymous", async (page) => {
     const url = new URL(session.url);

@@ -72,6 +72,27 @@ Deno.test("abuse: failed launches from one address answer 429 after the limit", 
   await other.body?.cancel();
 });
 
+Deno.test("abuse: refused continue forms count as failed launches (429)", opts, async () => {
+  const svc = await service();
+  const forged = { login: "A".repeat(43), session: "1", launch: "1" };
+  const attempt = (address: string) =>
+    svc.request("/portal/api/auth/continue", {
+      method: "POST",
+      headers: from(address, { Accept: "text/html", "Sec-Fetch-Site": "same-origin" }),
+      body: new URLSearchParams(forged),
+    });
+  const statuses: number[] = [];
+  for (let i = 0; i < LIMIT + 1; i++) {
+    const res = await attempt("10.5.0.1");
+    statuses.push(res.status);
+    await res.body?.cancel();
+  }
+  assert.deepEqual(statuses, [...Array(LIMIT).fill(400), 429]);
+  const other = await attempt("10.5.0.2");
+  assert.equal(other.status, 400, "another address is not affected");
+  await other.body?.cancel();
+});
+
 Deno.test(
   "abuse: failed token requests from one address answer 429 after the limit",
   opts,

@@ -241,10 +241,21 @@ for (const backend of backends) {
       const [logged] = await f.svc.db.sql`select outcome from launches
       where app_name = ${f.a.appName} order by id desc limit 1`;
       assert.equal(logged.outcome, "origin_not_allowed");
-      // Allowed: the app's own origin, Origin null, and no Origin at all.
-      for (const origin of ["https://a.test", "null", undefined]) {
+      // Allowed: the app's own origin and no Origin at all; Origin null continues through the
+      // continue page (test/server/launch/continue_test.ts), signing no one in by itself.
+      for (const origin of ["https://a.test", undefined]) {
         await launch(f, f.a, {}, person("ok"), origin ? { Origin: origin } : {});
       }
+      const opaque = await f.svc.request(`/portal/api/auth/app/${f.a.appName}`, {
+        method: "POST",
+        headers: { Accept: "text/html", Origin: "null" },
+        body: new URLSearchParams({
+          signed_request: await signLaunch(launchPayload({}, person("opaque")), f.a.apiKey),
+        }),
+      });
+      assert.equal(opaque.status, 200);
+      assert.match(await opaque.text(), /Continue to the portal/);
+      assert.equal(opaque.headers.get("Set-Cookie"), null);
     },
   );
 }
