@@ -20,6 +20,23 @@ export interface LoginRow {
 /** Which side a login belongs to: the agent portal or the admin screens. */
 export type LoginKind = "portal" | "admin";
 
+/**
+ * The launch and session of a live portal login that a launch created (the continue page's:
+ * server/launch/continue.tsx), or null for any other token.
+ */
+export async function launchOfLogin(
+  sql: Sql,
+  tokenHash: string,
+): Promise<{ launchId: number; sessionId: number } | null> {
+  const [row] = await sql<{ launchId: number; sessionId: number }[]>`
+    select l.launch_id, la.session_id
+    from logins l join users u on u.id = l.user_id join launches la on la.id = l.launch_id
+    where l.token_hash = ${tokenHash} and l.kind = 'portal' and l.expires_at > now()
+      and u.disabled_at is null and la.session_id is not null
+  `;
+  return row ?? null;
+}
+
 /** Finds the live login of a token hash, of the given kind only. */
 export async function findLogin(
   sql: Sql,

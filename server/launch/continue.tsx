@@ -3,15 +3,17 @@
  * sandboxed frame, a cross-site redirect), for an app with frame ancestors: the origin check
  * (steps.ts checkOrigin) cannot tell such a page from a forged one, since any site can post from a
  * sandboxed frame. So the launch runs but signs no one in by itself. The browser gets the continue
- * page instead: whom the launch is for and a Continue button, a form on the portal's own origin
- * that posts the new login's token to CONTINUE_ROUTE, which sets the login cookie and opens the
- * session. A forged launch (an attacker's signed request posted from a sandboxed frame of their
- * page) then stops at a page naming the attacker's agent, and the continue route refuses a post
- * from any other site. docs/launch-protocol.md, "Origin check".
+ * page instead: whom the launch is for and a Continue button (off for CONTINUE_ARM_MS once the
+ * page shows), a form on the portal's own origin that posts the new login's token to
+ * CONTINUE_ROUTE, which sets the login cookie and opens the launch's session. A forged launch (an
+ * attacker's signed request posted from a sandboxed frame of their page) then stops at a page
+ * naming the attacker's agent, and the continue route refuses a post from any other site.
+ * docs/launch-protocol.md, "Origin check".
  */
 import type { Context } from "hono";
+import { raw } from "hono/html";
 import type { LaunchApp } from "../../db/queries/launch.ts";
-import { findLogin } from "../../db/queries/logins.ts";
+import { launchOfLogin } from "../../db/queries/logins.ts";
 import { setPortalCookie } from "../auth/cookies.ts";
 import type { Config } from "../config.ts";
 import { sha256 } from "../crypto/hashing.ts";
@@ -19,17 +21,14 @@ import type { Deps } from "../deps.ts";
 import { clientAddress } from "../http/client_address.ts";
 import { postedFromAnotherSite } from "../http/cross_site.ts";
 import type { AppEnv } from "../http/env.ts";
-import { AppError } from "../http/errors.ts";
-import { refuseWhenFailingTooOften } from "../http/failure_rate.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
+import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
 import { statusPage } from "../http/status_page.tsx";
 import { CONTINUE_ROUTE } from "./contract.ts";
 
 /** A portal login token as newLoginToken makes it: 32 random bytes in Base64url. */
 const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
-/** A session's or a launch's id as the continue form carries it. */
-const ID = /^[1-9]\d{0,15}$/;
 
 /** True when a launch of `app` posted with `origin` signs in only through the continue page. */
 export function needsContinue(app: Pick<LaunchApp, "frameAncestors">, origin?: string): boolean {
@@ -41,9 +40,21 @@ export interface ContinueTarget {
   agent: { firstName: string; lastName: string; email: string };
   appName: string;
   loginToken: string;
-  sessionId: number;
-  launchId: number;
 }
+
+/**
+ * How long the Continue button stays off once the page is visible: a page opened under the
+ * pointer (a popup an attacker's page opens at the first click of a "double-click here") must not
+ * take the second click.
+ */
+export const CONTINUE_ARM_MS = 600;
+
+/** Turns the button off, and on again CONTINUE_ARM_MS after the page is first visible. */
+const ARM_SCRIPT = "(function(){var b=document.getElementById('continue');b.disabled=true;" +
+  "function arm(){if(document.visibilityState!=='visible')return;" +
+  "document.removeEventListener('visibilitychange',arm);" +
+  `setTimeout(function(){b.disabled=false},${CONTINUE_ARM_MS})}` +
+  "document.addEventListener('visibilitychange',arm);arm()})();";
 
 /** The continue page (200): whom the launch signs in, and the form that does it. */
 export function continuePage(
@@ -76,17 +87,21 @@ export function continuePage(
         </p>
         <form method="post" action={action}>
           <input type="hidden" name="login" value={target.loginToken} />
-          <input type="hidden" name="session" value={String(target.sessionId)} />
-          <input type="hidden" name="launch" value={String(target.launchId)} />
-          <button type="submit">Continue as {who}</button>
+          <button type="submit" id="continue">Continue as {who}</button>
         </form>
+        <script nonce={cspNonce(c)}>{raw(ARM_SCRIPT)}</script>
       </>
     ),
   }));
 }
 
 /** A refused continue: its page (a browser posted the form), with the status and code. */
-function refused(c: Context<AppEnv>, status: 400 | 403, code: string, message: string): Response {
+function refused(
+  c: Context<AppEnv>,
+  status: 400 | 403 | 429,
+  code: string,
+  message: string,
+): Response {
   c.set("errorCode", code);
   c.header("Cache-Control", "no-store");
   return c.html(
@@ -106,52 +121,54 @@ function refused(c: Context<AppEnv>, status: 400 | 403, code: string, message: s
 }
 
 /**
- * POST CONTINUE_ROUTE: the continue page's form. Refused (no cookie) when posted from another site
- * (403 `cross_site_form`), or when its login is not a live portal login of that launch (400
- * `continue_expired`); else sets the portal login cookie and answers 303 to the session. A refusal
- * counts as a failed launch of the client's address: past LAUNCH_FAILURES_PER_MINUTE, 429.
+ * POST CONTINUE_ROUTE: the continue page's form, whose one field `login` is the launch's new login
+ * token. Refused with a page and no cookie: posted from another site (403 `cross_site_form`), a
+ * `login` that is not a live portal login made by a launch (400 `continue_expired`). Each refusal
+ * counts as a failed launch of the client's address: past LAUNCH_FAILURES_PER_MINUTE, 429
+ * `too_many_failures`. Else sets the portal login cookie and answers 303 to the launch's session.
  */
 export async function continueLaunch(c: Context<AppEnv>, deps: Deps): Promise<Response> {
   const config = deps.config;
   const address = clientAddress(deps, c);
-  // Each refusal counts as a failed launch of the address (429 past the launches' limit).
-  refuseWhenFailingTooOften(deps.failures.launch, address, "launches");
-  const origin = requestOrigin(config, c);
-  if (postedFromAnotherSite(c, origin)) {
-    deps.failures.launch.fail(address);
+  const wait = deps.failures.launch.retryAfter(address);
+  if (wait > 0) {
+    const seconds = Math.ceil(wait / 1000);
+    c.header("Retry-After", String(seconds));
     return refused(
       c,
+      429,
+      "too_many_failures",
+      `Too many failed launches from your address: try again in ${seconds} s.`,
+    );
+  }
+  const origin = requestOrigin(config, c);
+  const refuse = (status: 400 | 403, code: string, message: string) => {
+    deps.failures.launch.fail(address);
+    return refused(c, status, code, message);
+  };
+  if (postedFromAnotherSite(c, origin)) {
+    return refuse(
       403,
       "cross_site_form",
       "This form was sent from another site: the portal signs in only from its own continue page.",
     );
   }
-  const form = await c.req.parseBody();
-  const { login, session, launch } = form;
-  if (
-    typeof login !== "string" || !LOGIN_TOKEN.test(login) ||
-    typeof session !== "string" || !ID.test(session) ||
-    typeof launch !== "string" || !ID.test(launch)
-  ) {
-    deps.failures.launch.fail(address);
-    throw new AppError(
-      400,
-      "invalid_request",
-      "The continue form needs the fields login (the page's token), session and launch (ids): " +
-        "post the form the portal's continue page shows",
-    );
-  }
-  const row = await findLogin(deps.sql, sha256(login), "portal");
-  if (!row || row.launchId !== Number(launch)) {
-    deps.failures.launch.fail(address);
-    return refused(
-      c,
+  const { login } = await c.req.parseBody();
+  const target = typeof login === "string" && LOGIN_TOKEN.test(login)
+    ? await launchOfLogin(deps.sql, sha256(login))
+    : null;
+  if (!target) {
+    return refuse(
       400,
       "continue_expired",
       "This sign-in has expired or was never made: open the portal again from your application.",
     );
   }
-  setPortalCookie(c, config.portalPrefix, login);
+  c.set("launchId", target.launchId);
+  setPortalCookie(c, config.portalPrefix, login as string);
   c.header("Cache-Control", "no-store");
-  return c.redirect(`${origin}${config.portalPrefix}/sessions/${session}?launch=${launch}`, 303);
+  return c.redirect(
+    `${origin}${config.portalPrefix}/sessions/${target.sessionId}?launch=${target.launchId}`,
+    303,
+  );
 }

@@ -187,8 +187,6 @@ export async function runFlow(
       agent: payload.agent,
       appName: viaContinue.appName,
       loginToken: result.loginToken,
-      sessionId: result.sessionId,
-      launchId: result.launchId,
     });
   }
   return landed(c, deps.config, result.sessionId, result.launchId, result);

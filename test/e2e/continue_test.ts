@@ -11,6 +11,7 @@ import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
 import { createTestApp } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
+import { CONTINUE_ARM_MS } from "../../server/launch/continue.tsx";
 
 const SIGN = new URL("../../tools/sign.ts", import.meta.url).pathname;
 
@@ -51,12 +52,21 @@ Deno.test({
     try {
       const context = await browser.newContext({ viewport: { width: 320, height: 640 } });
       const page = await context.newPage();
+      // The page's timers stand still until the test moves them: the button's arming is seen.
+      await page.clock.install();
+      await page.clock.pauseAt(new Date(Date.now() + 1_000));
       // What Chromium sends for a form posted from a file: the origin the check cannot trust.
       const posted = page.waitForRequest((r) => r.url() === launchUrl && r.method() === "POST");
       await page.goto(`file://${page1}`);
       assert.equal((await (await posted).allHeaders()).origin, "null");
       const button = page.getByRole("button", { name: "Continue as Katherine Johnson" });
       await button.waitFor();
+      assert.equal(await button.isDisabled(), true, "off as the page shows");
+      await page.clock.runFor(CONTINUE_ARM_MS - 100);
+      assert.equal(await button.isDisabled(), true, "still off before it is armed");
+      await page.clock.runFor(100);
+      assert.equal(await button.isDisabled(), false, "armed");
+      await page.clock.resume();
       assert.equal(await page.title(), "Continue to the portal · Portal Launcher");
       const cookies = async () => (await context.cookies()).map((c) => c.name);
       assert.deepEqual(await cookies(), [], "not signed in before the click");
