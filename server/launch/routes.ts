@@ -72,6 +72,10 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       // long as a pool connection's is answered like it (503 database_unavailable).
       await deps.launchGate.enter();
       gate.entered = true;
+      // Again once through the gate: the failures of the launches admitted before this one are
+      // counted by now, so a burst from one address stops at the limit plus the gate's capacity
+      // instead of every queued launch failing (and writing its launch-log row).
+      limitFailures(deps, address);
       launchApp = await findApp(deps, appName);
       c.set("launchAppName", launchApp.appName);
       // The dry run logs no one in; cross-site callers of it are held by its CORS answer. A page

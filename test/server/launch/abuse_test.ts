@@ -72,6 +72,35 @@ Deno.test("abuse: failed launches from one address answer 429 after the limit", 
   await other.body?.cancel();
 });
 
+Deno.test("abuse: a burst of failing launches stops at the limit plus the gate", opts, async () => {
+  const svc = await service();
+  const app = await createTestApp(svc, await svc.adminToken(), "abuse-burst");
+  const rows = async () => {
+    const [row] = await svc.db.sql`select count(*)::int as n from launches
+      where app_name = ${app.appName}`;
+    return row.n;
+  };
+  const burst = LIMIT + 20;
+  const capacity = svc.deps.launchGate.capacity;
+  assert.ok(capacity < 20, `the gate (${capacity}) is smaller than the burst's excess`);
+  const statuses = await Promise.all(
+    Array.from({ length: burst }, async () => {
+      const res = await svc.request(`/portal/api/auth/app/${app.appName}`, {
+        method: "POST",
+        headers: from("10.6.0.1"),
+        body: new URLSearchParams({ signed_request: "bad.signature" }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }),
+  );
+  const failed = statuses.filter((s) => s === 401).length;
+  assert.equal(failed + statuses.filter((s) => s === 429).length, burst, String(statuses));
+  // Every launch passed the first check at once; the gate's second check stopped the queue.
+  assert.ok(failed <= LIMIT + capacity, `${failed} failed of ${burst}: ${statuses}`);
+  assert.equal(await rows(), failed, "a launch-log row for each failure, none for a 429");
+});
+
 Deno.test("abuse: refused continue forms count as failed launches (429)", opts, async () => {
   const svc = await service();
   const forged = { login: "A".repeat(43), session: "1", launch: "1" };
