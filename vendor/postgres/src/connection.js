@@ -563,7 +563,7 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
 
       if (needsTypes) {
         initial.reserve && (initial = null)
-        return fetchArrayTypes()
+        return fetchArrayTypes().catch(() => {}) // patched: its failure reaches `initial`; unhandled, it ended the process
       }
 
       initial && !initial.reserve && (initial.cancelled ? onopen(connection) : execute(initial)) // patched: a cancelled first query no longer strands the connection
