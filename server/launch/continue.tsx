@@ -5,30 +5,22 @@
  * sandboxed frame. So the launch runs but signs no one in by itself. The browser gets the continue
  * page instead: whom the launch is for and a Continue button (off for CONTINUE_ARM_MS once the
  * page shows), a form on the portal's own origin that posts the new login's token to
- * CONTINUE_ROUTE, which sets the login cookie and opens the launch's session. A forged launch (an
- * attacker's signed request posted from a sandboxed frame of their page) then stops at a page
- * naming the attacker's agent, and the continue route refuses a post from any other site.
+ * CONTINUE_ROUTE (continue_route.ts), which sets the login cookie and opens the launch's session.
+ * A forged launch (an attacker's signed request posted from a sandboxed frame of their page) then
+ * stops at a page naming the attacker's agent, and the continue route refuses a post from any
+ * other site.
  * docs/launch-protocol.md, "Origin check".
  */
 import type { Context } from "hono";
 import { raw } from "hono/html";
 import type { LaunchApp } from "../../db/queries/launch.ts";
-import { launchOfLogin } from "../../db/queries/logins.ts";
-import { setPortalCookie } from "../auth/cookies.ts";
 import type { Config } from "../config.ts";
-import { sha256 } from "../crypto/hashing.ts";
-import type { Deps } from "../deps.ts";
-import { clientAddress } from "../http/client_address.ts";
-import { postedFromAnotherSite } from "../http/cross_site.ts";
 import type { AppEnv } from "../http/env.ts";
 import { frameAncestorsCsp } from "../http/frame_ancestors.ts";
 import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
 import { statusPage } from "../http/status_page.tsx";
 import { CONTINUE_ROUTE } from "./contract.ts";
-
-/** A portal login token as newLoginToken makes it: 32 random bytes in Base64url. */
-const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** True when a launch of `app` posted with `origin` signs in only through the continue page. */
 export function needsContinue(app: Pick<LaunchApp, "frameAncestors">, origin?: string): boolean {
@@ -93,82 +85,4 @@ export function continuePage(
       </>
     ),
   }));
-}
-
-/** A refused continue: its page (a browser posted the form), with the status and code. */
-function refused(
-  c: Context<AppEnv>,
-  status: 400 | 403 | 429,
-  code: string,
-  message: string,
-): Response {
-  c.set("errorCode", code);
-  c.header("Cache-Control", "no-store");
-  return c.html(
-    statusPage({
-      title: "The portal could not be opened",
-      code,
-      ids: { requestId: c.get("requestId") },
-      children: (
-        <>
-          <p class="alert" role="alert">{message}</p>
-          <p>Status {String(status)}. Open the portal again from your application.</p>
-        </>
-      ),
-    }),
-    status,
-  );
-}
-
-/**
- * POST CONTINUE_ROUTE: the continue page's form, whose one field `login` is the launch's new login
- * token. Refused with a page and no cookie: posted from another site (403 `cross_site_form`), a
- * `login` that is not a live portal login made by a launch (400 `continue_expired`). Each refusal
- * counts as a failed launch of the client's address: past LAUNCH_FAILURES_PER_MINUTE, 429
- * `too_many_failures`. Else sets the portal login cookie and answers 303 to the launch's session.
- */
-export async function continueLaunch(c: Context<AppEnv>, deps: Deps): Promise<Response> {
-  const config = deps.config;
-  const address = clientAddress(deps, c);
-  const wait = deps.failures.launch.retryAfter(address);
-  if (wait > 0) {
-    const seconds = Math.ceil(wait / 1000);
-    c.header("Retry-After", String(seconds));
-    return refused(
-      c,
-      429,
-      "too_many_failures",
-      `Too many failed launches from your address: try again in ${seconds} s.`,
-    );
-  }
-  const origin = requestOrigin(config, c);
-  const refuse = (status: 400 | 403, code: string, message: string) => {
-    deps.failures.launch.fail(address);
-    return refused(c, status, code, message);
-  };
-  if (postedFromAnotherSite(c, origin)) {
-    return refuse(
-      403,
-      "cross_site_form",
-      "This form was sent from another site: the portal signs in only from its own continue page.",
-    );
-  }
-  const { login } = await c.req.parseBody();
-  const target = typeof login === "string" && LOGIN_TOKEN.test(login)
-    ? await launchOfLogin(deps.sql, sha256(login))
-    : null;
-  if (!target) {
-    return refuse(
-      400,
-      "continue_expired",
-      "This sign-in has expired or was never made: open the portal again from your application.",
-    );
-  }
-  c.set("launchId", target.launchId);
-  setPortalCookie(c, config.portalPrefix, login as string);
-  c.header("Cache-Control", "no-store");
-  return c.redirect(
-    `${origin}${config.portalPrefix}/sessions/${target.sessionId}?launch=${target.launchId}`,
-    303,
-  );
 }

@@ -12,7 +12,7 @@ import { clientAddress } from "../http/client_address.ts";
 import { signingKeys } from "./signing_keys.ts";
 import { diagnoseSignature } from "./signature_diagnosis.ts";
 import { CONTINUE_ROUTE, LAUNCH_ROUTE, VALIDATE_ROUTE } from "./contract.ts";
-import { continueLaunch, needsContinue } from "./continue.tsx";
+import { continueLaunch } from "./continue_route.ts";
 import { originAllowed } from "../http/frame_ancestors.ts";
 import {
   answerFailure,
@@ -80,9 +80,7 @@ export function launchRoutes(deps: Deps): Hono<AppEnv> {
       c.set("launchAppName", launchApp.appName);
       // The dry run logs no one in; cross-site callers of it are held by its CORS answer. A page
       // without an origin signs in through the continue page (continue.tsx).
-      const origin = c.req.header("Origin");
-      if (!dryRun) checkOrigin(deps.config, launchApp, origin);
-      const viaContinue = !dryRun && needsContinue(launchApp, origin);
+      const viaContinue = !dryRun && checkOrigin(deps.config, launchApp, c.req.header("Origin"));
       raw = await readSignedRequest(c);
       const keys = await signingKeys(deps, launchApp);
       const verified = verifyRequest(raw, keys);

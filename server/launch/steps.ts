@@ -26,7 +26,7 @@ import { cspNonce } from "../http/page_policy.ts";
 import { requestOrigin } from "../http/public_origin.ts";
 import { log } from "../log.ts";
 import { SIGNED_REQUEST_FIELD } from "./contract.ts";
-import { continuePage } from "./continue.tsx";
+import { continuePage, needsContinue } from "./continue.tsx";
 import { errorPage } from "./error_page.tsx";
 import type { FreshnessOutcome } from "./freshness.ts";
 import { type LaunchMeta, planLaunch, runLaunch } from "./flow.ts";
@@ -64,13 +64,15 @@ export async function findApp(deps: Deps, appName: string): Promise<LaunchApp> {
  * Step: a launch posted by a page of a site the app does not allow is refused with 403
  * `origin_not_allowed` (a signed request replayed from another site would sign the visitor's
  * browser in). The allowed origins are the app's frame ancestors and the service's own; a request
- * without `Origin` (not a browser's) or for an app without frame ancestors is not checked, and one
- * with `Origin: null` signs in only through the continue page (continue.tsx needsContinue).
+ * without `Origin` (not a browser's) or for an app without frame ancestors is not checked. True
+ * when the launch may sign in only through the continue page (continue.tsx needsContinue:
+ * `Origin: null`).
  */
-export function checkOrigin(config: Config, app: LaunchApp, origin: string | undefined): void {
-  if (!origin || origin === "null" || !app.frameAncestors.length) return;
+export function checkOrigin(config: Config, app: LaunchApp, origin: string | undefined): boolean {
+  if (needsContinue(app, origin)) return true;
+  if (!origin || origin === "null" || !app.frameAncestors.length) return false;
   if (originAllowed(origin, app.frameAncestors) || origin === new URL(config.publicUrl).origin) {
-    return;
+    return false;
   }
   throw new AppError(
     403,
