@@ -11,24 +11,14 @@ import { pglite } from "../helpers/db.ts";
 import { startHttpService } from "../helpers/http_service.ts";
 import { createTestApp } from "../helpers/launch.ts";
 import { launchPayload } from "../helpers/payload.ts";
+import { runSign } from "../helpers/sign_tool.ts";
 import { CONTINUE_ARM_MS } from "../../server/launch/continue.tsx";
 
-const SIGN = new URL("../../tools/sign.ts", import.meta.url).pathname;
-
-/** Runs `deno task sign --open` (the script, as the task does) and answers the page's path. */
+/** Runs `deno task sign --open` and answers the page's path. */
 async function signOpen(launchUrl: string, apiKey: string, payload: unknown): Promise<string> {
-  const file = await Deno.makeTempFile({ suffix: ".json" });
-  try {
-    await Deno.writeTextFile(file, JSON.stringify(payload));
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", "--allow-write", "--allow-env", SIGN, "--key", apiKey]
-        .concat(["--open", launchUrl, file]),
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    return new TextDecoder().decode(out.stdout).trim();
-  } finally {
-    await Deno.remove(file);
-  }
+  const out = await runSign(["--key", apiKey, "--open", launchUrl], payload);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout).trim();
 }
 
 Deno.test({

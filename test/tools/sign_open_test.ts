@@ -2,32 +2,14 @@
 import assert from "node:assert/strict";
 import { signatureMatches } from "../../server/launch/signature_match.ts";
 import { launchPayload } from "../helpers/payload.ts";
+import { runSign } from "../helpers/sign_tool.ts";
 
-const SIGN = new URL("../../tools/sign.ts", import.meta.url).pathname;
 const KEY = "sign-open-test-key-0123456789abcdef";
 const URL_OF_LAUNCH = "http://localhost:8000/portal/api/auth/app/demo";
 
 /** Runs the signer on a payload file with `args`. */
-async function sign(args: string[]): Promise<Deno.CommandOutput> {
-  const file = await Deno.makeTempFile({ suffix: ".json" });
-  await Deno.writeTextFile(file, JSON.stringify(launchPayload()));
-  try {
-    return await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        SIGN,
-        "--key",
-        KEY,
-        ...args,
-        file,
-      ],
-    }).output();
-  } finally {
-    await Deno.remove(file);
-  }
+function sign(args: string[]): Promise<Deno.CommandOutput> {
+  return runSign(["--key", KEY, ...args], launchPayload());
 }
 
 Deno.test("deno task sign --open writes an auto-submitting launch page and prints its path", async () => {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
-import { createTestApp, signLaunch } from "../../helpers/launch.ts";
+import { createTestApp } from "../../helpers/launch.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import { PORTAL_COOKIE } from "../../../server/auth/cookies.ts";
@@ -18,16 +18,16 @@ const PORTAL = "http://portal.test";
 const SAME_ORIGIN = { Origin: PORTAL, "Sec-Fetch-Site": "same-origin" };
 
 /** Posts `payload` signed for `app` (the fixture's `crm`, framed by https://host.test). */
-async function launch(
+function launch(
   f: LaunchFixture,
   payload: Json,
   headers: Record<string, string>,
   app: { appName: string; apiKey: string } = f.app,
 ): Promise<Response> {
-  return await f.svc.request(`/portal/api/auth/app/${app.appName}`, {
-    method: "POST",
-    headers: { Accept: "text/html", ...headers },
-    body: new URLSearchParams({ signed_request: await signLaunch(payload, app.apiKey) }),
+  return f.launch(payload, {
+    key: app.apiKey,
+    path: `/portal/api/auth/app/${app.appName}`,
+    headers,
   });
 }
 

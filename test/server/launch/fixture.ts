@@ -14,6 +14,8 @@ export interface LaunchOptions {
   key?: string;
   raw?: string;
   path?: string;
+  /** Sent besides Accept (which they may replace). */
+  headers?: Record<string, string>;
 }
 
 /** The started service and what the tests launch through. */
@@ -67,7 +69,7 @@ async function startFixture(backend: Backend): Promise<LaunchFixture> {
     const signed = opts.raw ?? await signLaunch(p, opts.key ?? app.apiKey);
     return await svc.request(opts.path ?? "/portal/api/auth/app/crm", {
       method: "POST",
-      headers: opts.json ? { Accept: "application/json" } : { Accept: "text/html" },
+      headers: { Accept: opts.json ? "application/json" : "text/html", ...opts.headers },
       body: new URLSearchParams({ signed_request: signed }),
     });
   };

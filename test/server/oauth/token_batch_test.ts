@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { backends } from "../../helpers/db.ts";
+import { createTestApp } from "../../helpers/launch.ts";
 import { ADMIN_CLIENT, startTestService } from "../../helpers/service.ts";
 import { insertTokensForSecrets } from "../../../db/queries/access_tokens.ts";
 import { sha256 } from "../../../server/crypto/hashing.ts";
@@ -63,11 +64,7 @@ for (const backend of backends) {
 
         await t.step("one insert answers each request on its own", async () => {
           const adminToken = await svc.adminToken();
-          const app = await (await svc.api("POST", "/api/v1/admin/apps", adminToken, {
-            appName: "off",
-            name: "Off",
-            authType: "signed_request",
-          })).json();
+          const app = await createTestApp(svc, adminToken, "off");
           await svc.api("PATCH", "/api/v1/admin/apps/off", adminToken, { enabled: false });
           const hashes = new Map<string, string>(
             (await svc.db.sql<{ clientId: string; secretHash: string }[]>`
@@ -114,11 +111,7 @@ for (const backend of backends) {
         if (backend.name !== "pglite") {
           await t.step("a client whose row another transaction holds waits alone", async () => {
             const adminToken = await svc.adminToken();
-            const app = await (await svc.api("POST", "/api/v1/admin/apps", adminToken, {
-              appName: "held",
-              name: "Held",
-              authType: "signed_request",
-            })).json();
+            const app = await createTestApp(svc, adminToken, "held");
             const [{ secretHash: heldHash }] = await svc.db.sql<{ secretHash: string }[]>`
               select secret_hash from api_clients where client_id = ${app.clientId}`;
             const [{ secretHash: adminHash }] = await svc.db.sql<{ secretHash: string }[]>`
