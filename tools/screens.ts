@@ -5,7 +5,7 @@
  * throwaway service with sample data (test/helpers/page_walk.ts, the pages the design walk
  * checks). Run it after a change to a page and commit the PNGs that changed.
  */
-import { launchChromium } from "../test/helpers/browser.ts";
+import { launchFullChromium } from "../test/helpers/browser.ts";
 import { startWalk, type Viewer } from "../test/helpers/page_walk.ts";
 import { ensureWidgetBuilt } from "../test/helpers/widget.ts";
 
@@ -30,7 +30,7 @@ if (import.meta.main) {
     if (entry.name.endsWith(".png")) await Deno.remove(`${OUT}${entry.name}`);
   }
   const walk = await startWalk();
-  const browser = await launchChromium();
+  const browser = await launchFullChromium();
   let count = 0;
   try {
     for (const size of SIZES) {

@@ -1,7 +1,9 @@
 /**
  * Chromium for browser tests: CHROMIUM_PATH, else the system's browser, else Playwright's own
  * download (fetched once when none is found and the network allows; never when CI is set). When
- * none can be found, the error says how to install one.
+ * none can be found, the error says how to install one. Most tests run in Chromium's headless
+ * shell when it is installed (`launchChromium`: half the CPU of the full browser, the same Blink);
+ * screen sharing and profile settings need the full browser (`launchFullChromium`).
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { tidy } from "./deadline.ts";
@@ -136,16 +138,12 @@ export async function launchBounded(
   return await bounded(browser, limits);
 }
 
-/** Launches the tests' Chromium (see `locate`) with CHROMIUM_ARGS and `extraArgs`, bounded. */
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return await launchBounded(await chromiumPath(), extraArgs);
-}
-
 /**
  * Chromium's headless shell: Debian's package (`chromium-headless-shell`), else Playwright's
- * download (`npx playwright install chromium-headless-shell`, in ~/.cache/ms-playwright).
+ * download (`npx playwright install chromium-headless-shell`, in ~/.cache/ms-playwright); null
+ * when neither is installed.
  */
-export async function launchHeadlessShell(): Promise<Browser> {
+function headlessShellPath(): string | null {
   const candidates = ["/usr/bin/chromium-headless-shell"];
   const cache = `${Deno.env.get("HOME")}/.cache/ms-playwright`;
   try {
@@ -155,7 +153,31 @@ export async function launchHeadlessShell(): Promise<Browser> {
       candidates.push(`${cache}/${dir.name}/chrome-headless-shell-linux64/chrome-headless-shell`);
     }
   } catch { /* no Playwright downloads */ }
-  const path = candidates.find(isFile);
+  return candidates.find(isFile) ?? null;
+}
+
+/**
+ * Launches a browser for a test that needs no more than Blink (pages, forms, frames, cookies,
+ * axe), with CHROMIUM_ARGS and `extraArgs`, bounded: CHROMIUM_PATH when set, else the headless
+ * shell when installed (the design walk took 33 s of CPU there against 64 in the full browser),
+ * else the full browser (see `locate`).
+ */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  const shell = Deno.env.get("CHROMIUM_PATH") ? null : headlessShellPath();
+  return await launchBounded(shell ?? await chromiumPath(), extraArgs);
+}
+
+/**
+ * Launches the full Chromium (see `locate`) with CHROMIUM_ARGS and `extraArgs`, bounded: for
+ * screen capture (getDisplayMedia, which the headless shell lacks) and what a user sees.
+ */
+export async function launchFullChromium(extraArgs: string[] = []): Promise<Browser> {
+  return await launchBounded(await chromiumPath(), extraArgs);
+}
+
+/** Launches Chromium's headless shell (see `headlessShellPath`), bounded; fails without one. */
+export async function launchHeadlessShell(): Promise<Browser> {
+  const path = headlessShellPath();
   if (!path) {
     throw new Error(
       "no Chromium headless shell: sudo apt-get install -y chromium-headless-shell (Debian), " +

@@ -2,7 +2,7 @@
 /** Screen sharing in Chromium: the browsers, the agent's landing and the customer's page. */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { launchChromium } from "./browser.ts";
+import { launchFullChromium } from "./browser.ts";
 import { signLaunch, type TestApp } from "./launch.ts";
 import { launchPayload } from "./payload.ts";
 
@@ -16,7 +16,7 @@ export const WEBRTC_ARGS = [
 
 /** A Chromium process with the WebRTC flags (one for each side: two processes). */
 export async function launchWebRtcChromium(): Promise<Browser> {
-  return await launchChromium(WEBRTC_ARGS);
+  return await launchFullChromium(WEBRTC_ARGS);
 }
 
 /** Launches as agent `user` with `paths.remote` and no search: lands on the remote view. */

@@ -20,7 +20,7 @@
 import type { Browser } from "playwright-core";
 import { createSignHandler } from "../../widget/signer/mod.ts";
 import { validateLaunchPayload } from "../../widget/signer/validate.ts";
-import { launchChromium, launchHeadlessShell } from "../../test/helpers/browser.ts";
+import { launchFullChromium, launchHeadlessShell } from "../../test/helpers/browser.ts";
 import { ensureWidgetBuilt } from "../../test/helpers/widget.ts";
 import type { TableRow } from "./wrk.ts";
 import { WARM_UP_ROUTE } from "../../server/launch/contract.ts";
@@ -130,7 +130,7 @@ export async function browserLaunches(
       }),
       allow: Object.keys(contact("x")),
     });
-    browser = fullBrowser ? await launchChromium() : await launchHeadlessShell();
+    browser = fullBrowser ? await launchFullChromium() : await launchHeadlessShell();
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     const timings: LaunchTiming[] = [];
     for (let i = 0; i < count; i++) {
