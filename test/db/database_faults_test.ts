@@ -22,7 +22,7 @@ const ignore = !TEST_DATABASE_URL;
 globalThis.addEventListener("unhandledrejection", (e) => {
   if (e.reason instanceof Deno.errors.ConnectionRefused) {
     e.preventDefault();
-    console.warn("database faults: a refused connect surfaced unhandled:", e.reason.message);
+    console.warn("database faults: a refused connect surfaced unhandled:", e.reason.stack);
   }
 });
 
