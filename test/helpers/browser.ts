@@ -169,7 +169,8 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
 
 /**
  * Launches the full Chromium (see `locate`) with CHROMIUM_ARGS and `extraArgs`, bounded: for
- * screen capture (getDisplayMedia, which the headless shell lacks) and what a user sees.
+ * screen capture (getDisplayMedia, which the headless shell lacks; a viewer in the shell gathered
+ * peer-reflexive loopback candidates where the browser gathers host ones) and what a user sees.
  */
 export async function launchFullChromium(extraArgs: string[] = []): Promise<Browser> {
   return await launchBounded(await chromiumPath(), extraArgs);
