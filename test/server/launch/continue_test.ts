@@ -11,7 +11,7 @@ import { uniqueId } from "../../helpers/shared.ts";
 import { PORTAL_COOKIE } from "../../../server/auth/cookies.ts";
 import { sha256 } from "../../../server/crypto/hashing.ts";
 import { needsContinue } from "../../../server/launch/continue.tsx";
-import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const fixtures = launchFixtures(backends);
 const PORTAL = "http://portal.test";
@@ -70,13 +70,7 @@ Deno.test("continue: only Origin null, and only for an app with frame ancestors"
 });
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `continue ${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "continue ");
 
   test("Origin null: the launch runs, signs no one in, and the page continues", async (f) => {
     const agent = uniqueId("agent");

@@ -41,6 +41,24 @@ export function launchFixtures(backends: Backend[]): Map<Backend, () => Promise<
   ]));
 }
 
+/**
+ * The file's `test` for `backend`: registers `fn` on that backend's shared fixture (from
+ * launchFixtures), named `${prefix}${name} [backend]`.
+ */
+export function fixtureTest(
+  fixtures: Map<Backend, () => Promise<LaunchFixture>>,
+  backend: Backend,
+  prefix: string,
+): (name: string, fn: (f: LaunchFixture) => Promise<void>) => void {
+  return (name, fn) =>
+    Deno.test({
+      name: `${prefix}${name} [${backend.name}]`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      fn: async () => await fn(await fixtures.get(backend)!()),
+    });
+}
+
 async function startFixture(backend: Backend): Promise<LaunchFixture> {
   const queries: string[] = [];
   // No delivery worker: the launch tests count the queries a launch sends, and its polls would

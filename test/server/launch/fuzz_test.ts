@@ -12,7 +12,7 @@ import { backends } from "../../helpers/db.ts";
 import type { Json } from "../../helpers/payload.ts";
 import { signLaunch } from "../../helpers/launch.ts";
 import { ADMIN_CLIENT } from "../../helpers/service.ts";
-import { delta, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, launchFixtures } from "./fixture.ts";
 
 const fixtures = launchFixtures(backends);
 const seed = Deno.env.get("FC_SEED") ? Number(Deno.env.get("FC_SEED")) : undefined;
@@ -208,13 +208,7 @@ function options(runs: number): fc.Parameters<unknown> {
 }
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `fuzz ${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "fuzz ");
 
   test(`launch: ${RUNS.launch} generated payloads, never a 5xx, refusals write only the log`, async (f) => {
     await fc.assert(

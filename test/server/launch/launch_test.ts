@@ -4,7 +4,7 @@ import { forgetApps } from "../../../server/launch/app_cache.ts";
 import { signLaunch } from "../../helpers/launch.ts";
 import { launchPayload } from "../../helpers/payload.ts";
 import { uniqueId } from "../../helpers/shared.ts";
-import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, freshPayload, launchFixtures } from "./fixture.ts";
 
 const fixtures = launchFixtures(backends);
 
@@ -15,13 +15,7 @@ function framing(res: Response): string | undefined {
 }
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `launch ${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "launch ");
 
   test("of a new session: 303 to the session screen with the login cookie", async (f) => {
     const before = await f.counts();

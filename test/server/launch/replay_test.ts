@@ -8,7 +8,7 @@ import type { Json } from "../../helpers/payload.ts";
 import { createTestApp } from "../../helpers/launch.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import { signPayload } from "../../../server/launch/signed_request.ts";
-import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const fixtures = launchFixtures(backends);
 const now = () => Math.floor(Date.now() / 1000);
@@ -42,13 +42,7 @@ async function appWith(f: LaunchFixture, policy: string, maxAge = 300) {
 }
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `replay ${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "replay ");
 
   test("the same signed request twice: the second is refused and writes nothing", async (f) => {
     const raw = await signed(f, { issuedAt: now(), nonce: crypto.randomUUID() });

@@ -36,7 +36,7 @@ import {
 import { backends } from "../../helpers/db.ts";
 import { createTestApp } from "../../helpers/launch.ts";
 import { uniqueId } from "../../helpers/shared.ts";
-import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const config = loadConfig({ PUBLIC_URL: "http://portal.test" });
 
@@ -443,13 +443,7 @@ async function loggedRow(f: LaunchFixture, ua: string): Promise<Record<string, u
 }
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "");
 
   test("findApp finds an app by name, whatever its case", async (f) => {
     const app = await findApp(f.svc.deps, "CRM");

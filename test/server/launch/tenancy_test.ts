@@ -7,7 +7,7 @@ import { backends } from "../../helpers/db.ts";
 import { createTestApp, launchOk, signLaunch, type TestApp } from "../../helpers/launch.ts";
 import { uniqueId } from "../../helpers/shared.ts";
 import { launchPayload } from "../../helpers/payload.ts";
-import { delta, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
+import { delta, fixtureTest, freshPayload, type LaunchFixture, launchFixtures } from "./fixture.ts";
 
 const fixtures = launchFixtures(backends);
 
@@ -19,13 +19,7 @@ async function twoApps(f: LaunchFixture): Promise<[TestApp, TestApp]> {
 }
 
 for (const backend of backends) {
-  const test = (name: string, fn: (f: LaunchFixture) => Promise<void>) =>
-    Deno.test({
-      name: `tenancy ${name} [${backend.name}]`,
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await fixtures.get(backend)!()),
-    });
+  const test = fixtureTest(fixtures, backend, "tenancy ");
 
   test("two apps launching the same contactId and e-mail get two customers", async (f) => {
     const [a, b] = await twoApps(f);
