@@ -17,7 +17,13 @@ import { postedFromAnotherSite } from "../http/cross_site.ts";
 import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../http/errors.ts";
 import { requestOrigin } from "../http/public_origin.ts";
-import { answerFailure, countFailure, launchRefusal, limitFailures } from "./steps.ts";
+import {
+  answerFailure,
+  countFailure,
+  launchRefusal,
+  limitFailures,
+  sessionScreenUrl,
+} from "./steps.ts";
 
 /** A portal login token as newLoginToken makes it: 32 random bytes in Base64url. */
 const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -28,8 +34,7 @@ export async function continueLaunch(c: Context<AppEnv>, deps: Deps): Promise<Re
   const address = clientAddress(deps, c);
   try {
     limitFailures(deps, address);
-    const origin = requestOrigin(config, c);
-    if (postedFromAnotherSite(c, origin)) {
+    if (postedFromAnotherSite(c, requestOrigin(config, c))) {
       throw new AppError(
         403,
         "cross_site_form",
@@ -50,10 +55,7 @@ export async function continueLaunch(c: Context<AppEnv>, deps: Deps): Promise<Re
     c.set("launchId", target.launchId);
     setPortalCookie(c, config.portalPrefix, token);
     c.header("Cache-Control", "no-store");
-    return c.redirect(
-      `${origin}${config.portalPrefix}/sessions/${target.sessionId}?launch=${target.launchId}`,
-      303,
-    );
+    return c.redirect(sessionScreenUrl(c, config, target.sessionId, target.launchId), 303);
   } catch (err) {
     countFailure(deps, launchRefusal(err), address);
     return answerFailure(c, err, null);

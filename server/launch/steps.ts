@@ -70,7 +70,8 @@ export async function findApp(deps: Deps, appName: string): Promise<LaunchApp> {
  */
 export function checkOrigin(config: Config, app: LaunchApp, origin: string | undefined): boolean {
   if (needsContinue(app, origin)) return true;
-  if (!origin || origin === "null" || !app.frameAncestors.length) return false;
+  // Past needsContinue, `Origin: null` comes only for an app without frame ancestors.
+  if (!origin || !app.frameAncestors.length) return false;
   if (originAllowed(origin, app.frameAncestors) || origin === new URL(config.publicUrl).origin) {
     return false;
   }
@@ -205,6 +206,17 @@ export async function planFlow(
   return c.json({ ok: true, plan: plan.plan, warnings: plan.warnings });
 }
 
+/** The session screen a launch lands on, on the origin the request came to. */
+export function sessionScreenUrl(
+  c: Context,
+  config: Config,
+  sessionId: number,
+  launchId: number,
+): string {
+  return `${requestOrigin(config, c)}${config.portalPrefix}/sessions/${sessionId}` +
+    `?launch=${launchId}`;
+}
+
 /** The answer of a launch that landed: 303 to the session screen, or JSON. */
 export function landed(
   c: Context<AppEnv>,
@@ -214,8 +226,7 @@ export function landed(
   body: { agentId?: number; customerId?: number; warnings: LaunchWarning[] },
 ): Response {
   c.set("launchId", launchId);
-  const redirectUrl = `${requestOrigin(config, c)}${config.portalPrefix}/sessions/${sessionId}` +
-    `?launch=${launchId}`;
+  const redirectUrl = sessionScreenUrl(c, config, sessionId, launchId);
   if (prefersHtml(c)) return c.redirect(redirectUrl, 303);
   return c.json({
     sessionId,
